@@ -1,0 +1,92 @@
+#include "metrics/expect.hpp"
+
+#include "scenarios/errors.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace rsim::metrics {
+
+using scenario::Comparison;
+
+bool computed(std::string_view metric) {
+  return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "invariants" ||
+         metric == "final-assignment" || metric == "final-generation";
+}
+
+std::string format_assignment(const std::map<std::string, std::vector<std::string>>& a) {
+  std::vector<std::string> parts;
+  for (const auto& [m, rs] : a) parts.push_back(fmt::format("{}: [{}]", m, fmt::join(rs, ", ")));
+  return fmt::format("{{{}}}", fmt::join(parts, ", "));
+}
+
+namespace {
+
+bool compare(double got, Comparison op, double want) {
+  switch (op) {
+    case Comparison::Eq:
+      return got == want;
+    case Comparison::Lt:
+      return got < want;
+    case Comparison::Le:
+      return got <= want;
+    case Comparison::Gt:
+      return got > want;
+    case Comparison::Ge:
+      return got >= want;
+  }
+  return false;
+}
+
+double count_metric(const std::string& name, const Summary& s) {
+  if (name == "rebalances") return s.rebalances;
+  if (name == "moves") return s.moves;
+  if (name == "revocations") return s.revocations;
+  if (name == "final-generation") return s.final_generation;
+  return 0;
+}
+
+// Compares as sets per member; members with nothing are the same as absent.
+bool same_assignment(const std::map<std::string, std::vector<std::string>>& want,
+                     const std::map<std::string, std::vector<std::string>>& got) {
+  auto normal = [](const std::map<std::string, std::vector<std::string>>& a) {
+    std::map<std::string, std::set<std::string>> out;
+    for (const auto& [m, rs] : a)
+      if (!rs.empty()) out[m] = std::set<std::string>(rs.begin(), rs.end());
+    return out;
+  };
+  return normal(want) == normal(got);
+}
+
+}  // namespace
+
+std::vector<ExpectResult> evaluate(const scenario::Scenario& s, const Summary& summary) {
+  std::vector<ExpectResult> out;
+  for (const auto& x : s.expect) {
+    if (!computed(x.metric))
+      throw scenario::InputError(s.file, x.mark, fmt::format("metric '{}' is not computed by this version yet", x.metric));
+    ExpectResult r;
+    r.name = x.metric;
+    if (x.metric == "final-assignment") {
+      r.want = format_assignment(x.assignment);
+      r.got = format_assignment(summary.final_assignment);
+      r.ok = same_assignment(x.assignment, summary.final_assignment);
+    } else if (x.metric == "invariants") {
+      r.want = "ok";
+      r.got = summary.violation ? describe(*summary.violation) : "ok";
+      r.ok = !summary.violation;
+    } else {
+      r.want = x.text;
+      const double got = count_metric(x.metric, summary);
+      r.got = fmt::format("{}", got);
+      r.ok = compare(got, x.op, *x.number);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace rsim::metrics

@@ -1,0 +1,52 @@
+#include "metrics/ownership.hpp"
+
+namespace rsim::metrics {
+
+namespace {
+const std::set<std::string> kNobody;
+}
+
+void Ownership::apply(const TraceEvent& ev) {
+  if (ev.kind == "assigned") {
+    const auto* resources = ev.list("resources");
+    if (resources == nullptr) return;
+    for (const auto& r : *resources) {
+      auto& holders = owners_[r];
+      for (const auto& h : holders)
+        if (h != ev.actor && double_) double_(ev.at, r, h, ev.actor);
+      auto last = last_owner_.find(r);
+      if (last != last_owner_.end() && last->second != ev.actor && move_) move_(ev.at, r, last->second, ev.actor);
+      holders.insert(ev.actor);
+      last_owner_[r] = ev.actor;
+    }
+  } else if (ev.kind == "revoked" || ev.kind == "lost") {
+    if (const auto* resources = ev.list("resources")) release(ev.actor, *resources);
+  } else if (ev.kind == "crash" || ev.kind == "stopped") {
+    release_all(ev.actor);
+  }
+}
+
+void Ownership::release(const std::string& member, const std::vector<std::string>& resources) {
+  for (const auto& r : resources) {
+    auto it = owners_.find(r);
+    if (it != owners_.end()) it->second.erase(member);
+  }
+}
+
+void Ownership::release_all(const std::string& member) {
+  for (auto& [r, holders] : owners_) holders.erase(member);
+}
+
+const std::set<std::string>& Ownership::owners(const std::string& resource) const {
+  auto it = owners_.find(resource);
+  return it == owners_.end() ? kNobody : it->second;
+}
+
+std::map<std::string, std::set<std::string>> Ownership::by_member() const {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& [r, holders] : owners_)
+    for (const auto& h : holders) out[h].insert(r);
+  return out;
+}
+
+}  // namespace rsim::metrics

@@ -1,0 +1,115 @@
+#include "metrics/summary.hpp"
+
+#include "metrics/ownership.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace rsim::metrics {
+
+std::string describe(const Violation& v) {
+  return fmt::format("{} at {} ({})", v.what, format_time(v.at), fmt::join(v.members, ", "));
+}
+
+namespace {
+
+// The default window start: the first moment at which the coordinator's
+// group is Stable and every resource has exactly one owner that is ready.
+class StableWatch {
+ public:
+  explicit StableWatch(const std::vector<std::string>& resources) : resources_(resources.begin(), resources.end()) {}
+
+  void apply(const TraceEvent& ev, const Ownership& ownership) {
+    if (ev.actor == "coordinator" && ev.kind == "state") {
+      const std::string* to = ev.text("to");
+      stable_ = to != nullptr && *to == "Stable";
+    } else if (ev.kind == "ready") {
+      if (const auto* rs = ev.list("resources"))
+        for (const auto& r : *rs) ready_[r] = ev.actor;
+    } else if (ev.kind == "revoking" || ev.kind == "lost") {
+      if (const auto* rs = ev.list("resources"))
+        for (const auto& r : *rs) ready_.erase(r);
+    } else if (ev.kind == "crash" || ev.kind == "stopped") {
+      for (auto it = ready_.begin(); it != ready_.end();) it = it->second == ev.actor ? ready_.erase(it) : std::next(it);
+    }
+    if (ev.kind == "stable") stable_ = true;
+    if (!first_ && stable_ && all_ready(ownership)) first_ = ev.at;
+  }
+
+  std::optional<Time> first() const { return first_; }
+
+ private:
+  bool all_ready(const Ownership& ownership) const {
+    for (const auto& r : resources_) {
+      auto it = ready_.find(r);
+      if (it == ready_.end()) return false;
+      const auto& holders = ownership.owners(r);
+      if (holders.size() != 1 || *holders.begin() != it->second) return false;
+    }
+    return true;
+  }
+
+  std::set<std::string> resources_;
+  std::map<std::string, std::string> ready_;  // resource -> member processing it
+  bool stable_ = false;
+  std::optional<Time> first_;
+};
+
+}  // namespace
+
+Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
+                  std::optional<Duration> from) {
+  Summary s;
+  s.end = end;
+  if (from) s.window_start = time_at(*from);
+  Ownership ownership;
+  auto violate = [&](Time at, std::string what, std::vector<std::string> members) {
+    if (!s.violation) s.violation = Violation{at, std::move(what), std::move(members)};
+  };
+  ownership.on_double_ownership([&](Time at, const std::string& r, const std::string& holder, const std::string& newcomer) {
+    violate(at, fmt::format("resource {} owned by two members", r), {holder, newcomer});
+  });
+  // The window is (start, end]: what happens at the start instant is what
+  // established it.
+  auto in_window = [&](Time at) { return s.window_start && at > *s.window_start; };
+  ownership.on_move([&](Time at, const std::string&, const std::string&, const std::string&) {
+    if (in_window(at)) ++s.moves;
+  });
+  StableWatch watch(resources);
+  int last_generation = 0;
+  for (const auto& ev : trace) {
+    const bool counted = in_window(ev.at);
+    ownership.apply(ev);
+    if (!from && !s.window_start) {
+      watch.apply(ev, ownership);
+      s.window_start = watch.first();
+    }
+    if (ev.actor == "coordinator" && ev.kind == "generation") {
+      const int g = static_cast<int>(ev.integer("generation").value_or(0));
+      if (g <= last_generation)
+        violate(ev.at, fmt::format("generation went from {} to {}", last_generation, g), {"coordinator"});
+      last_generation = g;
+      s.final_generation = g;
+    }
+    if (ev.actor == "coordinator" && ev.kind == "stable" && counted) ++s.rebalances;
+    if (ev.kind == "revoking" && counted)
+      if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
+  }
+  std::map<std::string, std::size_t> order;
+  for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
+  for (auto& [member, owned] : ownership.by_member()) {
+    std::vector<std::string> list(owned.begin(), owned.end());
+    std::sort(list.begin(), list.end(), [&](const std::string& a, const std::string& b) {
+      const auto ia = order.find(a), ib = order.find(b);
+      const std::size_t xa = ia == order.end() ? SIZE_MAX : ia->second, xb = ib == order.end() ? SIZE_MAX : ib->second;
+      return xa != xb ? xa < xb : a < b;
+    });
+    if (!list.empty()) s.final_assignment[member] = std::move(list);
+  }
+  return s;
+}
+
+}  // namespace rsim::metrics

@@ -1,0 +1,40 @@
+// The metrics of one run, computed from the trace alone (metrics read the
+// trace; they never reach into actors). Definitions: DESIGN.md, "metrics/".
+#pragma once
+
+#include "sim/trace.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsim::metrics {
+
+struct Violation {
+  Time at;
+  std::string what;
+  std::vector<std::string> members;
+};
+
+struct Summary {
+  // Start of the measurement window: `metrics.from`, or the first moment the
+  // group is stable with every resource owned and ready. Unset if never.
+  std::optional<Time> window_start;
+  Time end;
+  int rebalances = 0;   // coordinator generations that became Stable inside the window
+  int moves = 0;        // resources that passed to a different member inside the window
+  int revocations = 0;  // resources revoked inside the window
+  int final_generation = 0;
+  std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
+  std::optional<Violation> violation;  // the first broken safety invariant
+};
+
+// `resources` lists every resource in declaration order (it orders the final
+// assignment); `from` is the scenario's metrics.from.
+Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
+                  std::optional<Duration> from);
+
+std::string describe(const Violation& v);
+
+}  // namespace rsim::metrics

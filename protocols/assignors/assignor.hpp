@@ -1,0 +1,49 @@
+// Assignors are pure functions: a group snapshot in, an assignment out.
+// Pure functions make regression testing cheap: the same snapshot can be
+// replayed against an old and a new assignor.
+#pragma once
+
+#include "protocols/topic_partition.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rsim::protocols {
+
+struct MemberSubscription {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  std::optional<std::string> rack;
+  std::vector<std::string> topics;
+  std::vector<TopicPartition> owned;
+  int generation = -1;  // DEFAULT_GENERATION, as in Kafka
+};
+
+struct GroupSnapshot {
+  std::map<std::string, int> topics;  // topic -> partition count (metadata)
+  std::vector<MemberSubscription> members;
+};
+
+// member id -> partitions; every member of the snapshot has an entry.
+using GroupAssignment = std::map<std::string, std::vector<TopicPartition>>;
+
+class Assignor {
+ public:
+  virtual ~Assignor() = default;
+  virtual std::string_view name() const = 0;
+  virtual GroupAssignment assign(const GroupSnapshot& group) const = 0;
+};
+
+// Members in the order Kafka's AbstractPartitionAssignor.MemberInfo sorts them:
+// members with an instance id first, by instance id; then dynamic members by
+// member id.
+std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group);
+
+// A built-in client-side (classic family) assignor by name, or nullptr.
+std::unique_ptr<Assignor> make_classic_assignor(std::string_view name);
+
+}  // namespace rsim::protocols

@@ -1,0 +1,68 @@
+#include "protocols/catalog.hpp"
+
+namespace rsim::protocols {
+
+const std::vector<ProtocolInfo>& all_protocols() {
+  static const std::vector<ProtocolInfo> kProtocols{
+      {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)"},
+      {"cooperative", Family::Classic, "cooperative-sticky", false, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
+      {"deferred", Family::Classic, "cooperative-sticky", false, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
+      {"incremental", Family::Classic, "cooperative-sticky", false, "deferred + at most N moves per round, rounds spaced by an interval"},
+      {"connect", Family::Classic, "cooperative-sticky", false, "Kafka Connect's incremental cooperative assignor as shipped (KIP-415)"},
+      {"consumer", Family::Consumer, "uniform", false, "KIP-848 broker-side consumer protocol"},
+      {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
+  };
+  return kProtocols;
+}
+
+const std::vector<AssignorInfo>& all_assignors() {
+  static const std::vector<AssignorInfo> kAssignors{
+      {"range", Family::Classic, true, "client-side RangeAssignor: contiguous ranges per topic"},
+      {"roundrobin", Family::Classic, false, "client-side RoundRobinAssignor"},
+      {"sticky", Family::Classic, false, "client-side StickyAssignor (eager)"},
+      {"cooperative-sticky", Family::Classic, false, "client-side CooperativeStickyAssignor"},
+      {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},
+      {"range", Family::Consumer, false, "broker-side RangeAssignor"},
+      {"sticky", Family::Streams, false, "broker-side StickyTaskAssignor"},
+  };
+  return kAssignors;
+}
+
+const ProtocolInfo* find_protocol(std::string_view name) {
+  for (const auto& p : all_protocols())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const AssignorInfo* find_assignor(Family family, std::string_view name) {
+  for (const auto& a : all_assignors())
+    if (a.family == family && a.name == name) return &a;
+  return nullptr;
+}
+
+std::vector<std::string_view> protocol_names() {
+  std::vector<std::string_view> names;
+  for (const auto& p : all_protocols()) names.push_back(p.name);
+  return names;
+}
+
+std::vector<std::string_view> assignor_names(Family family) {
+  std::vector<std::string_view> names;
+  for (const auto& a : all_assignors())
+    if (a.family == family) names.push_back(a.name);
+  return names;
+}
+
+std::string_view family_name(Family family) {
+  switch (family) {
+    case Family::Classic:
+      return "classic";
+    case Family::Consumer:
+      return "consumer";
+    case Family::Streams:
+      return "streams";
+  }
+  return "?";
+}
+
+}  // namespace rsim::protocols

@@ -1,0 +1,37 @@
+// What protocols and assignors exist, by the names the scenario file and the
+// CLI use. The loader validates names against this list; the runner refuses
+// the ones this build cannot run yet with a clear message.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rsim::protocols {
+
+enum class Family { Classic, Consumer, Streams };
+
+struct ProtocolInfo {
+  std::string_view name;
+  Family family;
+  std::string_view default_assignor;
+  bool runnable;  // false: named by the contract, not simulated by this build yet
+  std::string_view summary;
+};
+
+struct AssignorInfo {
+  std::string_view name;
+  Family family;
+  bool runnable;
+  std::string_view summary;
+};
+
+const std::vector<ProtocolInfo>& all_protocols();
+const std::vector<AssignorInfo>& all_assignors();
+const ProtocolInfo* find_protocol(std::string_view name);
+const AssignorInfo* find_assignor(Family family, std::string_view name);
+std::vector<std::string_view> protocol_names();
+std::vector<std::string_view> assignor_names(Family family);
+std::string_view family_name(Family family);
+
+}  // namespace rsim::protocols

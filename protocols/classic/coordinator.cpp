@@ -1,0 +1,536 @@
+#include "protocols/classic/coordinator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace rsim::protocols::classic {
+
+const char* state_name(GroupState s) {
+  switch (s) {
+    case GroupState::Empty:
+      return "Empty";
+    case GroupState::PreparingRebalance:
+      return "PreparingRebalance";
+    case GroupState::CompletingRebalance:
+      return "CompletingRebalance";
+    case GroupState::Stable:
+      return "Stable";
+    case GroupState::Dead:
+      return "Dead";
+  }
+  return "?";
+}
+
+ClassicCoordinator::ClassicCoordinator(Kernel& kernel, Trace& trace, CoordinatorConfig config)
+    : kernel_(kernel), trace_(trace), config_(config), join_timer_(kernel), pending_sync_timer_(kernel) {}
+
+// ------------------------------------------------------------------ helpers
+
+ClassicCoordinator::Member* ClassicCoordinator::find(const std::string& member_id) {
+  for (auto& m : members_)
+    if (m->id == member_id) return m.get();
+  return nullptr;
+}
+
+std::vector<std::string> ClassicCoordinator::member_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& m : members_) ids.push_back(m->id);
+  return ids;
+}
+
+// Kafka: clientId + "-" + UUID. A counter keeps runs reproducible and the
+// timeline readable.
+std::string ClassicCoordinator::new_member_id(const std::string& client_id) {
+  return fmt::format("{}-{}", client_id, next_member_number_++);
+}
+
+void ClassicCoordinator::emit(std::string kind, std::vector<TraceField> fields) {
+  trace_.emit(kernel_.now(), "coordinator", std::move(kind), std::move(fields));
+}
+
+void ClassicCoordinator::transition(GroupState to, const std::string& reason) {
+  previous_state_ = state_;
+  state_ = to;
+  emit("state", {{"from", std::string(state_name(previous_state_))},
+                 {"to", std::string(state_name(to))},
+                 {"reason", reason}});
+}
+
+bool ClassicCoordinator::all_members_joined() const {
+  if (!pending_members_.empty()) return false;
+  return std::all_of(members_.begin(), members_.end(), [](const auto& m) { return m->awaiting_join.has_value(); });
+}
+
+Duration ClassicCoordinator::rebalance_timeout() const {
+  Duration longest{0};
+  for (const auto& m : members_) longest = std::max(longest, m->rebalance_timeout);
+  return longest;
+}
+
+void ClassicCoordinator::reschedule_deadline(Member& m, Duration timeout) {
+  if (!m.deadline) m.deadline = std::make_unique<Timer>(kernel_);
+  const std::string id = m.id;
+  m.deadline->arm_in(timeout, [this, id] {
+    Member* member = find(id);
+    if (member == nullptr) return;
+    // ClassicGroupMember.hasSatisfiedHeartbeat: an existing member parked in
+    // JoinGroup or SyncGroup cannot heartbeat and is kept; a new member is not.
+    if (!member->is_new && (member->awaiting_join || member->awaiting_sync)) {
+      reschedule_deadline(*member, member->session_timeout);
+      return;
+    }
+    remove_member(id, "session timeout expired");
+  });
+}
+
+JoinGroupResponse ClassicCoordinator::join_response(const Member& m) const {
+  JoinGroupResponse r;
+  r.generation = generation_;
+  r.member_id = m.id;
+  r.leader = leader_;
+  if (m.id == leader_) {
+    for (const auto& other : members_) r.members.push_back(JoinedMember{other->id, other->instance_id, other->subscription});
+  }
+  return r;
+}
+
+void ClassicCoordinator::reply_current_generation(Member& m, Reply<JoinGroupResponse>& reply) {
+  JoinGroupResponse r = join_response(m);
+  if (m.id != leader_) r.members.clear();
+  reply(std::move(r));
+}
+
+// ------------------------------------------------------------------ JoinGroup
+
+void ClassicCoordinator::handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply) {
+  if (state_ == GroupState::Dead) {
+    reply(JoinGroupResponse::failed(Error::CoordinatorNotAvailable));
+    return;
+  }
+  if (req.instance_id) {
+    join_static(req, reply);
+    return;
+  }
+  if (req.member_id.empty()) {
+    join_new_dynamic(req, reply);
+    return;
+  }
+  if (auto it = pending_members_.find(req.member_id); it != pending_members_.end()) {
+    pending_members_.erase(it);
+    add_member(req.member_id, req, reply);
+    return;
+  }
+  Member* m = find(req.member_id);
+  if (m == nullptr) {
+    reply(JoinGroupResponse::failed(Error::UnknownMemberId));
+    return;
+  }
+  join_existing(*m, req, reply);
+}
+
+// JoinGroup v4+: a dynamic member's first join gets an id and must come back
+// with it (one extra round trip); until then it is a pending member that
+// expires after its session timeout.
+void ClassicCoordinator::join_new_dynamic(JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
+  const std::string id = new_member_id(req.client_id);
+  auto timer = std::make_unique<Timer>(kernel_);
+  timer->arm_in(req.session_timeout, [this, id] {
+    if (pending_members_.erase(id) != 0) {
+      emit("member-removed", {{"member-id", id}, {"reason", "pending member expired"}});
+      if (state_ == GroupState::PreparingRebalance) maybe_complete_join();
+    }
+  });
+  pending_members_.emplace(id, std::move(timer));
+  JoinGroupResponse r;
+  r.error = Error::MemberIdRequired;
+  r.member_id = id;
+  reply(std::move(r));
+}
+
+// KIP-345 static membership.
+void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
+  auto known = static_members_.find(*req.instance_id);
+  if (known == static_members_.end()) {
+    if (!req.member_id.empty()) {
+      reply(JoinGroupResponse::failed(Error::UnknownMemberId));
+      return;
+    }
+    add_member(new_member_id(req.client_id), req, reply);
+    return;
+  }
+  Member* m = find(known->second);
+  assert(m != nullptr);
+  if (!req.member_id.empty()) {
+    if (req.member_id != m->id) {
+      reply(JoinGroupResponse::failed(Error::FencedInstanceId));
+      return;
+    }
+    join_existing(*m, req, reply);
+    return;
+  }
+  // A restarted static member: the old member id is replaced by a new one.
+  const std::string old_id = m->id;
+  m->id = new_member_id(req.client_id);
+  known->second = m->id;
+  if (leader_ == old_id) leader_ = m->id;
+  if (pending_sync_.erase(old_id) != 0) pending_sync_.insert(m->id);
+  if (m->awaiting_join) (*m->awaiting_join)(JoinGroupResponse::failed(Error::FencedInstanceId));
+  if (m->awaiting_sync) (*m->awaiting_sync)(SyncGroupResponse::failed(Error::FencedInstanceId));
+  m->awaiting_join.reset();
+  m->awaiting_sync.reset();
+  const bool metadata_changed = !(m->subscription == req.subscription);
+  m->subscription = req.subscription;
+  m->session_timeout = req.session_timeout;
+  m->rebalance_timeout = req.rebalance_timeout;
+  m->deadline.reset();  // the old id's session timer no longer applies
+  emit("member-replaced", {{"member", req.client_id}, {"old-member-id", old_id}, {"member-id", m->id}});
+  switch (state_) {
+    case GroupState::Stable:
+      if (!metadata_changed) {
+        // No rebalance: the member gets the current generation's assignment.
+        reschedule_deadline(*m, m->session_timeout);
+        reply_current_generation(*m, reply);
+        return;
+      }
+      m->awaiting_join = std::move(reply);
+      prepare_rebalance(fmt::format("static member {} rejoined with new metadata", m->id));
+      return;
+    case GroupState::CompletingRebalance:
+      m->awaiting_join = std::move(reply);
+      prepare_rebalance(fmt::format("static member {} rejoined during CompletingRebalance", m->id));
+      return;
+    case GroupState::PreparingRebalance:
+      m->awaiting_join = std::move(reply);
+      maybe_complete_join();
+      return;
+    case GroupState::Empty:
+    case GroupState::Dead:
+      break;
+  }
+  reply(JoinGroupResponse::failed(Error::UnknownMemberId));
+}
+
+void ClassicCoordinator::add_member(const std::string& id, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
+  auto m = std::make_unique<Member>();
+  m->id = id;
+  m->client_id = req.client_id;
+  m->instance_id = req.instance_id;
+  m->session_timeout = req.session_timeout;
+  m->rebalance_timeout = req.rebalance_timeout;
+  m->subscription = req.subscription;
+  m->awaiting_join = std::move(reply);
+  m->is_new = true;
+  if (state_ == GroupState::PreparingRebalance && previous_state_ == GroupState::Empty) new_member_added_ = true;
+  if (leader_.empty()) leader_ = id;
+  if (m->instance_id) static_members_[*m->instance_id] = id;
+  // A new member cannot heartbeat while parked in JoinGroup: its deadline is
+  // the new-member join timeout, not the session timeout.
+  reschedule_deadline(*m, config_.new_member_join_timeout);
+  members_.push_back(std::move(m));
+  emit("member-added", {{"member", req.client_id}, {"member-id", id}});
+  maybe_prepare_rebalance_or_complete_join(fmt::format("member {} joined", id));
+}
+
+void ClassicCoordinator::join_existing(Member& m, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
+  const bool metadata_changed = !(m.subscription == req.subscription);
+  m.subscription = req.subscription;
+  m.session_timeout = req.session_timeout;
+  m.rebalance_timeout = req.rebalance_timeout;
+  switch (state_) {
+    case GroupState::PreparingRebalance:
+      m.awaiting_join = std::move(reply);
+      maybe_complete_join();
+      return;
+    case GroupState::CompletingRebalance:
+      if (!metadata_changed) {
+        reply_current_generation(m, reply);  // a retried JoinGroup
+        return;
+      }
+      m.awaiting_join = std::move(reply);
+      prepare_rebalance(fmt::format("member {} rejoined with new metadata", m.id));
+      return;
+    case GroupState::Stable:
+      if (m.id == leader_ || metadata_changed) {
+        m.awaiting_join = std::move(reply);
+        prepare_rebalance(fmt::format("{} {} rejoined", m.id == leader_ ? "leader" : "member", m.id));
+        return;
+      }
+      reply_current_generation(m, reply);
+      return;
+    case GroupState::Empty:
+    case GroupState::Dead:
+      break;
+  }
+  reply(JoinGroupResponse::failed(Error::UnknownMemberId));
+}
+
+// ------------------------------------------------------------------ join phase
+
+void ClassicCoordinator::maybe_prepare_rebalance_or_complete_join(const std::string& reason) {
+  if (state_ == GroupState::Stable || state_ == GroupState::CompletingRebalance || state_ == GroupState::Empty) {
+    prepare_rebalance(reason);
+  } else if (state_ == GroupState::PreparingRebalance) {
+    maybe_complete_join();
+  }
+}
+
+void ClassicCoordinator::prepare_rebalance(const std::string& reason) {
+  if (state_ == GroupState::CompletingRebalance) {
+    // Parked SyncGroups fail and the group's assignment is reset.
+    for (auto& m : members_) {
+      m->assignment = MemberAssignment{};
+      if (m->awaiting_sync) {
+        (*m->awaiting_sync)(SyncGroupResponse::failed(Error::RebalanceInProgress));
+        m->awaiting_sync.reset();
+      }
+    }
+  }
+  pending_sync_timer_.cancel();
+  pending_sync_.clear();
+  const bool initial = state_ == GroupState::Empty;
+  transition(GroupState::PreparingRebalance, reason);
+  if (initial) {
+    // The first rebalance of a new group waits for more members to arrive.
+    const Duration delay = config_.initial_rebalance_delay;
+    const Duration remaining = std::max(rebalance_timeout() - delay, Duration{0});
+    join_timer_.arm_in(delay, [this, delay, remaining] { initial_delay_expired(delay, remaining); });
+    return;
+  }
+  if (all_members_joined()) {
+    complete_join();
+    return;
+  }
+  join_timer_.arm_in(rebalance_timeout(), [this] { complete_join(); });
+}
+
+// The initial delay extends by min(delay, remaining) whenever a member was
+// added during the window that just ended, bounded by the rebalance timeout.
+void ClassicCoordinator::initial_delay_expired(Duration delay, Duration remaining) {
+  if (new_member_added_ && remaining != Duration{0}) {
+    new_member_added_ = false;
+    const Duration next_delay = std::min(delay, remaining);
+    const Duration next_remaining = std::max(remaining - delay, Duration{0});
+    join_timer_.arm_in(next_delay, [this, next_delay, next_remaining] { initial_delay_expired(next_delay, next_remaining); });
+    return;
+  }
+  complete_join();
+}
+
+void ClassicCoordinator::maybe_complete_join() {
+  // During the initial rebalance the join phase never ends early.
+  if (state_ == GroupState::PreparingRebalance && all_members_joined() && previous_state_ != GroupState::Empty)
+    complete_join();
+}
+
+void ClassicCoordinator::complete_join() {
+  if (state_ != GroupState::PreparingRebalance) return;
+  join_timer_.cancel();
+  // Dynamic members that did not rejoin are removed; static ones are kept.
+  std::vector<std::string> gone;
+  for (const auto& m : members_)
+    if (!m->awaiting_join && !m->instance_id) gone.push_back(m->id);
+  for (const auto& id : gone) {
+    Member* m = find(id);
+    emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not rejoin in time"}});
+    if (m->instance_id) static_members_.erase(*m->instance_id);
+    members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
+  }
+  if (state_ == GroupState::Dead) return;
+  const Member* leader = find(leader_);
+  if (leader == nullptr || !leader->awaiting_join) {
+    leader_.clear();
+    for (const auto& m : members_)
+      if (m->awaiting_join) {
+        leader_ = m->id;
+        break;
+      }
+  }
+  if (!members_.empty() && leader_.empty()) {
+    // Only static members that have not rejoined: wait another timeout.
+    join_timer_.arm_in(rebalance_timeout(), [this] { complete_join(); });
+    return;
+  }
+  init_next_generation();
+}
+
+void ClassicCoordinator::init_next_generation() {
+  ++generation_;
+  if (members_.empty()) {
+    leader_.clear();
+    transition(GroupState::Empty, "no members");
+    emit("generation", {{"generation", generation_}, {"leader", std::string()}, {"members", std::vector<std::string>{}}});
+    return;
+  }
+  transition(GroupState::CompletingRebalance, fmt::format("generation {} formed", generation_));
+  std::vector<std::string> clients;
+  for (const auto& m : members_) clients.push_back(m->client_id);
+  std::string leader_client;
+  if (const Member* l = find(leader_)) leader_client = l->client_id;
+  emit("generation", {{"generation", generation_}, {"leader", leader_client}, {"members", clients}});
+  for (auto& m : members_) {
+    if (!m->awaiting_join) continue;  // a static member that did not rejoin
+    auto reply = std::move(*m->awaiting_join);
+    m->awaiting_join.reset();
+    m->is_new = false;
+    reschedule_deadline(*m, m->session_timeout);
+    pending_sync_.insert(m->id);
+    reply(join_response(*m));
+  }
+  pending_sync_timer_.arm_in(rebalance_timeout(), [this] { expire_pending_sync(); });
+}
+
+void ClassicCoordinator::expire_pending_sync() {
+  if (state_ != GroupState::CompletingRebalance && state_ != GroupState::Stable) return;
+  const std::vector<std::string> late(pending_sync_.begin(), pending_sync_.end());
+  pending_sync_.clear();
+  if (late.empty()) return;
+  for (const auto& id : late) {
+    if (Member* m = find(id)) {
+      emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not sync in time"}});
+      if (m->instance_id) static_members_.erase(*m->instance_id);
+      if (leader_ == id) leader_.clear();
+      members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
+    }
+  }
+  if (leader_.empty() && !members_.empty()) leader_ = members_.front()->id;
+  prepare_rebalance("members did not sync in time");
+}
+
+// ------------------------------------------------------------------ SyncGroup
+
+void ClassicCoordinator::handle_sync(SyncGroupRequest req, Reply<SyncGroupResponse> reply) {
+  if (state_ == GroupState::Dead) {
+    reply(SyncGroupResponse::failed(Error::CoordinatorNotAvailable));
+    return;
+  }
+  Member* m = find(req.member_id);
+  if (m == nullptr) {
+    reply(SyncGroupResponse::failed(Error::UnknownMemberId));
+    return;
+  }
+  if (req.generation != generation_) {
+    reply(SyncGroupResponse::failed(Error::IllegalGeneration));
+    return;
+  }
+  switch (state_) {
+    case GroupState::PreparingRebalance:
+      reply(SyncGroupResponse::failed(Error::RebalanceInProgress));
+      return;
+    case GroupState::CompletingRebalance: {
+      m->awaiting_sync = std::move(reply);
+      pending_sync_.erase(m->id);
+      if (m->id != leader_) return;
+      // The leader's assignment: members it omitted get an empty one.
+      for (auto& member : members_) member->assignment = MemberAssignment{};
+      for (auto& [id, assignment] : req.assignments)
+        if (Member* target = find(id)) target->assignment = std::move(assignment);
+      transition(GroupState::Stable, fmt::format("leader {} sent the assignment", m->id));
+      emit("stable", {{"generation", generation_}});
+      for (auto& member : members_) {
+        if (!member->awaiting_sync) continue;
+        auto parked = std::move(*member->awaiting_sync);
+        member->awaiting_sync.reset();
+        reschedule_deadline(*member, member->session_timeout);
+        parked(SyncGroupResponse{Error::None, member->assignment});
+      }
+      if (pending_sync_.empty()) pending_sync_timer_.cancel();
+      return;
+    }
+    case GroupState::Stable:
+      pending_sync_.erase(m->id);
+      if (pending_sync_.empty()) pending_sync_timer_.cancel();
+      reschedule_deadline(*m, m->session_timeout);
+      reply(SyncGroupResponse{Error::None, m->assignment});
+      return;
+    case GroupState::Empty:
+    case GroupState::Dead:
+      break;
+  }
+  reply(SyncGroupResponse::failed(Error::UnknownMemberId));
+}
+
+// ------------------------------------------------------------------ Heartbeat, LeaveGroup
+
+void ClassicCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply) {
+  if (state_ == GroupState::Dead) {
+    reply(HeartbeatResponse{Error::CoordinatorNotAvailable});
+    return;
+  }
+  if (state_ == GroupState::Empty) {
+    reply(HeartbeatResponse{Error::UnknownMemberId});
+    return;
+  }
+  Member* m = find(req.member_id);
+  if (m == nullptr) {
+    reply(HeartbeatResponse{Error::UnknownMemberId});
+    return;
+  }
+  if (req.generation != generation_) {
+    reply(HeartbeatResponse{Error::IllegalGeneration});
+    return;
+  }
+  reschedule_deadline(*m, m->session_timeout);
+  reply(HeartbeatResponse{state_ == GroupState::PreparingRebalance ? Error::RebalanceInProgress : Error::None});
+}
+
+void ClassicCoordinator::handle_leave(LeaveGroupRequest req) {
+  if (pending_members_.erase(req.member_id) != 0) {
+    if (state_ == GroupState::PreparingRebalance) maybe_complete_join();
+    return;
+  }
+  if (find(req.member_id) == nullptr) return;  // UNKNOWN_MEMBER_ID; the member is gone anyway
+  remove_member(req.member_id, "left the group");
+}
+
+void ClassicCoordinator::remove_member(const std::string& member_id, const std::string& reason) {
+  auto it = std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == member_id; });
+  assert(it != members_.end());
+  emit("member-removed", {{"member", (*it)->client_id}, {"member-id", member_id}, {"reason", reason}});
+  if ((*it)->instance_id) static_members_.erase(*(*it)->instance_id);
+  pending_sync_.erase(member_id);
+  members_.erase(it);
+  if (leader_ == member_id) leader_ = members_.empty() ? std::string() : members_.front()->id;
+  switch (state_) {
+    case GroupState::Stable:
+    case GroupState::CompletingRebalance:
+      prepare_rebalance(fmt::format("member {} removed: {}", member_id, reason));
+      break;
+    case GroupState::PreparingRebalance:
+      maybe_complete_join();
+      break;
+    case GroupState::Empty:
+    case GroupState::Dead:
+      break;
+  }
+}
+
+// ------------------------------------------------------------------ scenario start
+
+void ClassicCoordinator::seed_stable(int generation, std::vector<SeedMember> seeds) {
+  assert(state_ == GroupState::Empty && members_.empty());
+  generation_ = generation;
+  std::vector<std::string> clients;
+  for (auto& s : seeds) {
+    auto m = std::make_unique<Member>();
+    m->id = s.member_id;
+    m->client_id = s.join.client_id;
+    m->instance_id = s.join.instance_id;
+    m->session_timeout = s.join.session_timeout;
+    m->rebalance_timeout = s.join.rebalance_timeout;
+    m->subscription = std::move(s.join.subscription);
+    m->assignment = std::move(s.assignment);
+    if (m->instance_id) static_members_[*m->instance_id] = m->id;
+    reschedule_deadline(*m, m->session_timeout);
+    clients.push_back(m->client_id);
+    members_.push_back(std::move(m));
+  }
+  if (!members_.empty()) leader_ = members_.front()->id;
+  state_ = GroupState::Stable;
+  previous_state_ = GroupState::CompletingRebalance;
+  emit("generation", {{"generation", generation_}, {"leader", members_.empty() ? std::string() : members_.front()->client_id}, {"members", clients}});
+  emit("stable", {{"generation", generation_}});
+}
+
+}  // namespace rsim::protocols::classic

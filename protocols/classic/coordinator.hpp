@@ -1,0 +1,113 @@
+// The classic group coordinator (broker side): JoinGroup, SyncGroup,
+// Heartbeat and LeaveGroup over the states Empty, PreparingRebalance,
+// CompletingRebalance, Stable and Dead. Facts: ../shared/reference/, sections
+// 1 and 2 (Kafka's GroupMetadataManager and ClassicGroup).
+//
+// It is agnostic of the embedded protocol: subscriptions and assignments are
+// stored and forwarded, never interpreted.
+#pragma once
+
+#include "protocols/classic/messages.hpp"
+#include "sim/kernel.hpp"
+#include "sim/trace.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rsim::protocols::classic {
+
+using namespace std::chrono_literals;
+
+enum class GroupState { Empty, PreparingRebalance, CompletingRebalance, Stable, Dead };
+const char* state_name(GroupState s);
+
+struct CoordinatorConfig {
+  Duration initial_rebalance_delay = 3s;      // group.initial.rebalance.delay.ms
+  Duration new_member_join_timeout = 300s;    // CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS
+};
+
+// A member the group starts with when the scenario gives an initial
+// assignment: the group is Stable at that generation from time zero.
+struct SeedMember {
+  std::string member_id;
+  JoinGroupRequest join;  // client id, instance id, timeouts, subscription
+  MemberAssignment assignment;
+};
+
+class ClassicCoordinator {
+ public:
+  ClassicCoordinator(Kernel& kernel, Trace& trace, CoordinatorConfig config);
+
+  void handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply);
+  void handle_sync(SyncGroupRequest req, Reply<SyncGroupResponse> reply);
+  void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply);
+  void handle_leave(LeaveGroupRequest req);
+
+  void seed_stable(int generation, std::vector<SeedMember> members);
+
+  GroupState state() const { return state_; }
+  int generation() const { return generation_; }
+  const std::string& leader() const { return leader_; }
+  std::vector<std::string> member_ids() const;
+
+ private:
+  struct Member {
+    std::string id;
+    std::string client_id;
+    std::optional<std::string> instance_id;
+    Duration session_timeout{0};
+    Duration rebalance_timeout{0};
+    Subscription subscription;
+    MemberAssignment assignment;
+    std::optional<Reply<JoinGroupResponse>> awaiting_join;
+    std::optional<Reply<SyncGroupResponse>> awaiting_sync;
+    bool is_new = false;
+    std::unique_ptr<Timer> deadline;  // heartbeat expiry
+  };
+
+  Member* find(const std::string& member_id);
+  std::string new_member_id(const std::string& client_id);
+  void transition(GroupState to, const std::string& reason);
+  void emit(std::string kind, std::vector<TraceField> fields);
+
+  void join_new_dynamic(JoinGroupRequest& req, Reply<JoinGroupResponse>& reply);
+  void join_static(JoinGroupRequest& req, Reply<JoinGroupResponse>& reply);
+  void join_existing(Member& m, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply);
+  void add_member(const std::string& id, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply);
+  void maybe_prepare_rebalance_or_complete_join(const std::string& reason);
+  void prepare_rebalance(const std::string& reason);
+  void initial_delay_expired(Duration delay, Duration remaining);
+  void maybe_complete_join();
+  void complete_join();
+  void init_next_generation();
+  void expire_pending_sync();
+  void remove_member(const std::string& member_id, const std::string& reason);
+  void reschedule_deadline(Member& m, Duration timeout);
+  void reply_current_generation(Member& m, Reply<JoinGroupResponse>& reply);
+  bool all_members_joined() const;
+  Duration rebalance_timeout() const;
+  JoinGroupResponse join_response(const Member& m) const;
+
+  Kernel& kernel_;
+  Trace& trace_;
+  CoordinatorConfig config_;
+  GroupState state_ = GroupState::Empty;
+  GroupState previous_state_ = GroupState::Empty;
+  int generation_ = 0;
+  std::string leader_;
+  std::vector<std::unique_ptr<Member>> members_;  // insertion order, as Kafka's LinkedHashMap
+  std::map<std::string, std::unique_ptr<Timer>> pending_members_;  // MEMBER_ID_REQUIRED sent
+  std::map<std::string, std::string> static_members_;             // instance id -> member id
+  std::set<std::string> pending_sync_;
+  bool new_member_added_ = false;
+  Timer join_timer_;
+  Timer pending_sync_timer_;
+  std::uint64_t next_member_number_ = 1;
+};
+
+}  // namespace rsim::protocols::classic

@@ -1,0 +1,62 @@
+// The embedded protocol: what differs between eager and the cooperative
+// designs, plugged into the classic member and leader. The coordinator never
+// sees it (seed 1). Shared mechanics (timers, join phase, costs) live in the
+// member; a strategy only decides what to revoke, what to send and what the
+// leader assigns.
+#pragma once
+
+#include "protocols/assignors/assignor.hpp"
+#include "protocols/classic/messages.hpp"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rsim::protocols::classic {
+
+using Metadata = std::map<std::string, int>;  // topic -> partition count
+
+struct AssignmentOutcome {
+  std::vector<TopicPartition> revoke;  // onPartitionsRevoked
+  std::vector<TopicPartition> add;     // onPartitionsAssigned
+  bool rejoin = false;                 // a follow-up rebalance is needed
+};
+
+class EmbeddedProtocol {
+ public:
+  virtual ~EmbeddedProtocol() = default;
+  virtual std::string_view name() const = 0;
+
+  // onJoinPrepare: what the member gives up before it sends JoinGroup.
+  virtual std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
+                                                         const std::vector<std::string>& topics) const = 0;
+  virtual Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
+                                    int generation) const = 0;
+  // The leader's assignment for the generation, one entry per member.
+  virtual std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                                       const std::vector<JoinedMember>& members) const = 0;
+  // onJoinComplete: what the member revokes and adds given what it owns.
+  virtual AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
+                                          const MemberAssignment& assignment) const = 0;
+};
+
+// Kafka < 2.4 and the default RangeAssignor: every member revokes everything
+// before it rejoins, so nothing is processed until the new assignment.
+class EagerProtocol final : public EmbeddedProtocol {
+ public:
+  std::string_view name() const override { return "eager"; }
+  std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
+                                                 const std::vector<std::string>& topics) const override;
+  Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
+                            int generation) const override;
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members) const override;
+  AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
+                                  const MemberAssignment& assignment) const override;
+};
+
+// Builds the assignor's snapshot from the leader's JoinGroup response.
+GroupSnapshot snapshot_of(const Metadata& metadata, const std::vector<JoinedMember>& members);
+
+}  // namespace rsim::protocols::classic

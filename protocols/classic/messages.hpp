@@ -1,0 +1,106 @@
+// The classic group protocol's requests and responses (JoinGroup, SyncGroup,
+// Heartbeat, LeaveGroup), as the simulator carries them.
+//
+// The coordinator never reads `Subscription` or `MemberAssignment`: they are
+// the embedded protocol's bytes (seed 1: the coordinator stays agnostic of
+// the embedded protocol). It only stores, compares and forwards them.
+#pragma once
+
+#include "protocols/topic_partition.hpp"
+#include "sim/time.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsim::protocols::classic {
+
+enum class Error {
+  None,
+  MemberIdRequired,
+  UnknownMemberId,
+  IllegalGeneration,
+  RebalanceInProgress,
+  FencedInstanceId,
+  CoordinatorNotAvailable,
+};
+
+const char* error_name(Error e);
+
+// Embedded protocol metadata in JoinGroup (ConsumerProtocolSubscription).
+struct Subscription {
+  std::vector<std::string> topics;
+  std::vector<TopicPartition> owned;
+  int generation = -1;
+  bool operator==(const Subscription&) const = default;
+};
+
+// Embedded protocol assignment in SyncGroup (ConsumerProtocolAssignment).
+struct MemberAssignment {
+  std::vector<TopicPartition> partitions;
+};
+
+struct JoinGroupRequest {
+  std::string member_id;  // empty on a first join
+  std::string client_id;  // the scenario's member id, as Kafka's client.id
+  std::optional<std::string> instance_id;
+  Duration session_timeout{0};
+  Duration rebalance_timeout{0};
+  Subscription subscription;
+};
+
+struct JoinedMember {
+  std::string member_id;
+  std::optional<std::string> instance_id;
+  Subscription subscription;
+};
+
+struct JoinGroupResponse {
+  Error error = Error::None;
+  int generation = -1;
+  std::string member_id;
+  std::string leader;
+  std::vector<JoinedMember> members;  // only in the leader's response
+
+  static JoinGroupResponse failed(Error e) {
+    JoinGroupResponse r;
+    r.error = e;
+    return r;
+  }
+};
+
+struct SyncGroupRequest {
+  std::string member_id;
+  int generation = -1;
+  std::vector<std::pair<std::string, MemberAssignment>> assignments;  // leader only
+};
+
+struct SyncGroupResponse {
+  Error error = Error::None;
+  MemberAssignment assignment;
+
+  static SyncGroupResponse failed(Error e) {
+    SyncGroupResponse r;
+    r.error = e;
+    return r;
+  }
+};
+
+struct HeartbeatRequest {
+  std::string member_id;
+  int generation = -1;
+};
+
+struct HeartbeatResponse {
+  Error error = Error::None;
+};
+
+struct LeaveGroupRequest {
+  std::string member_id;
+};
+
+template <class Response>
+using Reply = std::function<void(Response)>;
+
+}  // namespace rsim::protocols::classic

@@ -1,0 +1,836 @@
+#include "scenarios/loader.hpp"
+
+#include "protocols/catalog.hpp"
+#include "scenarios/config_keys.hpp"
+#include "scenarios/metric_names.hpp"
+#include "scenarios/resources.hpp"
+#include "scenarios/values.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace rsim::scenario {
+
+namespace {
+
+using Keys = std::vector<std::string_view>;
+
+// Keys a member description may carry, in `members:` and in join events.
+const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start"};
+
+const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
+                         "restart",     "pause",     "slow",          "rolling-bounce",
+                         "rolling-restart", "scale-out", "scale-in",  "isolate",
+                         "coordinator-failover", "add-partitions", "subscribe", "upgrade",
+                         "rolling-upgrade"};
+
+constexpr int kMaxMembers = 100000;
+constexpr int kMaxPartitions = 1000000;
+
+Mark mark_of(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  if (m.is_null()) return Mark{};
+  return Mark{m.line + 1, m.column + 1};
+}
+
+class Loader {
+ public:
+  explicit Loader(std::string file) { s_.file = std::move(file); }
+
+  Scenario load(const std::string& text);
+
+ private:
+  // ---- reporting ----
+  [[noreturn]] void fail(Mark m, std::string msg) const { throw InputError(s_.file, m, std::move(msg)); }
+  [[noreturn]] void fail(const YAML::Node& n, std::string msg) const { fail(mark_of(n), std::move(msg)); }
+
+  // ---- shapes ----
+  // The entries of a map, after checking that it is a map, that its keys are
+  // plain scalars, unique and among `allowed`.
+  std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& n, std::string_view what,
+                                                          const Keys& allowed) const;
+  void need_sequence(const YAML::Node& n, std::string_view what) const;
+  std::string scalar(const YAML::Node& n, std::string_view what) const;
+  std::string identifier(const YAML::Node& n, std::string_view what) const;
+  std::int64_t integer(const YAML::Node& n, std::string_view what, std::int64_t lo, std::int64_t hi) const;
+  double number(const YAML::Node& n, std::string_view what, double lo, double hi) const;
+  Duration duration(const YAML::Node& n, std::string_view what) const;
+  std::uint64_t size(const YAML::Node& n, std::string_view what) const;
+  std::vector<std::string> string_list(const YAML::Node& n, std::string_view what) const;
+  const YAML::Node* find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const;
+  const YAML::Node& require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
+                            std::string_view key, std::string_view what) const;
+
+  // ---- sections ----
+  void top(const YAML::Node& root);
+  void config(const YAML::Node& n);
+  void network(const YAML::Node& n);
+  void costs(const YAML::Node& n);
+  void load_section(const YAML::Node& n);
+  void topics(const YAML::Node& n);
+  void topology(const YAML::Node& n);
+  void connectors(const YAML::Node& n);
+  void members(const YAML::Node& n);
+  MemberSpec member(const YAML::Node& n, const Keys& allowed, std::string_view what);
+  void member_fields(const std::vector<std::pair<std::string, YAML::Node>>& e, MemberSpec& m);
+  void subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const;
+  void initial_assignment(const YAML::Node& n);
+  std::map<std::string, std::vector<std::string>> assignment_map(const YAML::Node& n, std::string_view what) const;
+  void events(const YAML::Node& n);
+  Event event(const YAML::Node& n);
+  Targets targets(const YAML::Node& n, std::string_view what) const;
+  void metrics(const YAML::Node& n);
+  void expect(const YAML::Node& n);
+  Expectation expectation(const std::string& name, const YAML::Node& n) const;
+
+  // ---- cross-checks over the whole file ----
+  void check_members_over_time();
+  void check_config();
+
+  Scenario s_;
+};
+
+// ---------------------------------------------------------------- shapes --
+
+std::vector<std::pair<std::string, YAML::Node>> Loader::entries(const YAML::Node& n, std::string_view what,
+                                                                const Keys& allowed) const {
+  if (!n.IsMap()) fail(n, fmt::format("{} must be a map of keys to values", what));
+  std::vector<std::pair<std::string, YAML::Node>> out;
+  std::set<std::string> seen;
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) fail(kv.first, fmt::format("keys of {} must be plain names", what));
+    const std::string key = kv.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      fail(kv.first, fmt::format("unknown key '{}' in {}{}", key, what, did_you_mean(key, allowed)));
+    if (!seen.insert(key).second) fail(kv.first, fmt::format("key '{}' appears twice in {}", key, what));
+    out.emplace_back(key, kv.second);
+  }
+  return out;
+}
+
+const YAML::Node* Loader::find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const {
+  for (const auto& [k, v] : e)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+const YAML::Node& Loader::require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
+                                  std::string_view key, std::string_view what) const {
+  const YAML::Node* v = find(e, key);
+  if (v == nullptr) fail(map, fmt::format("{} needs '{}'", what, key));
+  return *v;
+}
+
+void Loader::need_sequence(const YAML::Node& n, std::string_view what) const {
+  if (!n.IsSequence()) fail(n, fmt::format("{} must be a list", what));
+}
+
+std::string Loader::scalar(const YAML::Node& n, std::string_view what) const {
+  if (!n.IsScalar()) fail(n, fmt::format("{} must be a single value, not a {}", what, n.IsMap() ? "map" : n.IsSequence() ? "list" : "null"));
+  return n.Scalar();
+}
+
+std::string Loader::identifier(const YAML::Node& n, std::string_view what) const {
+  std::string v = scalar(n, what);
+  if (v.empty()) fail(n, fmt::format("{} must not be empty", what));
+  for (unsigned char c : v)
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-'))
+      fail(n, fmt::format("{} '{}' may only use letters, digits, '.', '_' and '-'", what, v));
+  return v;
+}
+
+std::int64_t Loader::integer(const YAML::Node& n, std::string_view what, std::int64_t lo, std::int64_t hi) const {
+  const std::string t = scalar(n, what);
+  const auto v = parse_integer(t);
+  if (!v) fail(n, fmt::format("{} must be a whole number, got '{}'", what, t));
+  if (*v < lo || *v > hi) fail(n, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, *v));
+  return *v;
+}
+
+double Loader::number(const YAML::Node& n, std::string_view what, double lo, double hi) const {
+  const std::string t = scalar(n, what);
+  const auto v = parse_number(t);
+  if (!v) fail(n, fmt::format("{} must be a number, got '{}'", what, t));
+  if (*v < lo || *v > hi) fail(n, fmt::format("{} must be between {} and {}, got {}", what, lo, hi, t));
+  return *v;
+}
+
+Duration Loader::duration(const YAML::Node& n, std::string_view what) const {
+  const std::string t = scalar(n, what);
+  std::string why;
+  const auto d = parse_duration(t, why);
+  if (!d) fail(n, fmt::format("{}: {}", what, why));
+  return *d;
+}
+
+std::uint64_t Loader::size(const YAML::Node& n, std::string_view what) const {
+  const std::string t = scalar(n, what);
+  std::string why;
+  const auto v = parse_size(t, why);
+  if (!v) fail(n, fmt::format("{}: {}", what, why));
+  return *v;
+}
+
+std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_view what) const {
+  need_sequence(n, what);
+  std::vector<std::string> out;
+  for (const auto& item : n) out.push_back(scalar(item, fmt::format("an entry of {}", what)));
+  return out;
+}
+
+// ---------------------------------------------------------------- top --
+
+Scenario Loader::load(const std::string& text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid YAML: {}", e.msg));
+  }
+  if (!root.IsDefined() || root.IsNull())
+    fail(Mark{1, 1}, "the file is empty; a scenario needs at least name, duration, members and topics");
+  top(root);
+  return std::move(s_);
+}
+
+void Loader::top(const YAML::Node& root) {
+  static const Keys kTop{"name",   "description", "seed",    "duration",  "protocol",           "assignor",
+                         "config", "network",     "costs",   "load",      "topics",             "topology",
+                         "connectors", "members", "initial-assignment", "events", "metrics", "expect"};
+  const auto e = entries(root, "the scenario", kTop);
+  s_.name = scalar(require(e, root, "name", "a scenario"), "name");
+  if (s_.name.empty()) fail(*find(e, "name"), "name must not be empty");
+  s_.duration = duration(require(e, root, "duration", "a scenario"), "duration");
+  if (s_.duration <= Duration{0}) fail(*find(e, "duration"), "duration must be longer than 0s");
+  if (auto* v = find(e, "description")) s_.description = scalar(*v, "description");
+  if (auto* v = find(e, "seed")) s_.seed = static_cast<std::uint64_t>(integer(*v, "seed", 0, INT64_MAX));
+  if (auto* v = find(e, "protocol")) {
+    s_.protocol = scalar(*v, "protocol");
+    s_.protocol_mark = mark_of(*v);
+    if (protocols::find_protocol(s_.protocol) == nullptr)
+      fail(*v, fmt::format("unknown protocol '{}'{}; one of: {}", s_.protocol,
+                           did_you_mean(s_.protocol, protocols::protocol_names()),
+                           fmt::join(protocols::protocol_names(), ", ")));
+  }
+  if (auto* v = find(e, "assignor")) {
+    s_.assignor = scalar(*v, "assignor");
+    s_.assignor_mark = mark_of(*v);
+    const auto family = protocols::find_protocol(s_.protocol)->family;
+    if (protocols::find_assignor(family, *s_.assignor) == nullptr)
+      fail(*v, fmt::format("unknown {} assignor '{}' for protocol '{}'{}; one of: {}",
+                           protocols::family_name(family), *s_.assignor, s_.protocol,
+                           did_you_mean(*s_.assignor, protocols::assignor_names(family)),
+                           fmt::join(protocols::assignor_names(family), ", ")));
+  }
+  // Order matters: members and events refer to topics and connectors.
+  if (auto* v = find(e, "config")) config(*v);
+  if (auto* v = find(e, "network")) network(*v);
+  if (auto* v = find(e, "costs")) costs(*v);
+  if (auto* v = find(e, "load")) load_section(*v);
+  if (auto* v = find(e, "topics")) topics(*v);
+  if (auto* v = find(e, "topology")) topology(*v);
+  if (auto* v = find(e, "connectors")) connectors(*v);
+  members(require(e, root, "members", "a scenario"));
+  if (auto* v = find(e, "initial-assignment")) initial_assignment(*v);
+  if (auto* v = find(e, "events")) events(*v);
+  if (auto* v = find(e, "metrics")) metrics(*v);
+  if (auto* v = find(e, "expect")) expect(*v);
+  if (s_.topics.empty() && s_.connectors.empty())
+    fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
+  check_config();
+  check_members_over_time();
+}
+
+// ---------------------------------------------------------------- sections --
+
+void Loader::config(const YAML::Node& n) {
+  const auto names = config_key_names();
+  for (const auto& [key, v] : entries(n, "config", names)) {
+    const ConfigKey* k = find_config_key(key);
+    const std::string what = fmt::format("config '{}'", key);
+    ConfigValue value;
+    switch (k->kind) {
+      case ConfigKind::Millis: {
+        // As in Kafka, a bare integer for a `.ms` key means milliseconds.
+        const std::string t = scalar(v, what);
+        if (auto ms = parse_integer(t)) {
+          if (*ms < 0 || *ms > INT32_MAX) fail(v, fmt::format("{} must be between 0 and {}, got {}", what, INT32_MAX, *ms));
+          value = Duration{*ms * 1000};
+        } else {
+          value = duration(v, what);
+        }
+        break;
+      }
+      case ConfigKind::Integer:
+        value = integer(v, what, 0, INT32_MAX);
+        break;
+      case ConfigKind::Number:
+        value = number(v, what, 0, 1e18);
+        break;
+      case ConfigKind::Text:
+        value = scalar(v, what);
+        break;
+    }
+    s_.config[key] = ConfigEntry{value, mark_of(v)};
+  }
+}
+
+void Loader::network(const YAML::Node& n) {
+  for (const auto& [key, v] : entries(n, "network", {"latency", "drop"})) {
+    if (key == "drop") {
+      s_.drop = number(v, "network drop probability", 0.0, 1.0);
+      if (s_.drop >= 1.0) fail(v, "network drop probability must be below 1 (every message lost never converges)");
+      continue;
+    }
+    if (v.IsScalar()) {
+      s_.latency = LatencyModel::fixed(duration(v, "network latency"));
+      continue;
+    }
+    const auto model = entries(v, "network latency", {"uniform", "exponential"});
+    if (model.size() != 1) fail(v, "network latency takes one model: a duration, {uniform: [lo, hi]} or {exponential: mean}");
+    const auto& [kind, arg] = model.front();
+    if (kind == "exponential") {
+      s_.latency = LatencyModel::exponential(duration(arg, "exponential latency mean"));
+    } else {
+      need_sequence(arg, "uniform latency");
+      if (arg.size() != 2) fail(arg, "uniform latency takes two durations: [lo, hi]");
+      const Duration lo = duration(arg[0], "uniform latency low");
+      const Duration hi = duration(arg[1], "uniform latency high");
+      if (hi < lo) fail(arg, "uniform latency: high must not be below low");
+      s_.latency = LatencyModel::uniform(lo, hi);
+    }
+  }
+}
+
+void Loader::costs(const YAML::Node& n) {
+  for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate"})) {
+    if (key == "revoke") s_.costs.revoke = duration(v, "revoke cost");
+    if (key == "assign") s_.costs.assign = duration(v, "assign cost");
+    if (key == "state") s_.costs.state_bytes = size(v, "state size");
+    if (key == "restore.rate") {
+      std::string why;
+      const std::string t = scalar(v, "restore.rate");
+      auto r = parse_rate(t, why);
+      if (!r) fail(v, fmt::format("restore.rate: {}", why));
+      if (*r == 0) fail(v, "restore.rate must be above 0");
+      s_.costs.restore_bytes_per_s = *r;
+    }
+  }
+}
+
+void Loader::load_section(const YAML::Node& n) {
+  Load l;
+  const auto e = entries(n, "load", {"produce.rate", "process.rate"});
+  l.produce_rate = number(require(e, n, "produce.rate", "load"), "produce.rate", 0, 1e12);
+  l.process_rate = number(require(e, n, "process.rate", "load"), "process.rate", 0, 1e12);
+  s_.load = l;
+}
+
+void Loader::topics(const YAML::Node& n) {
+  need_sequence(n, "topics");
+  for (const auto& item : n) {
+    const auto e = entries(item, "a topic", {"name", "partitions"});
+    Topic t;
+    t.mark = mark_of(item);
+    t.name = identifier(require(e, item, "name", "a topic"), "topic name");
+    t.partitions = static_cast<int>(integer(require(e, item, "partitions", "a topic"), "partitions", 1, kMaxPartitions));
+    if (s_.find_topic(t.name) != nullptr) fail(*find(e, "name"), fmt::format("topic '{}' is declared twice", t.name));
+    s_.topics.push_back(t);
+  }
+}
+
+void Loader::topology(const YAML::Node& n) {
+  const auto e = entries(n, "topology", {"subtopologies"});
+  const YAML::Node& subs = require(e, n, "subtopologies", "topology");
+  need_sequence(subs, "subtopologies");
+  std::set<std::string> sinks;
+  for (const auto& item : subs) {
+    const auto se = entries(item, "a subtopology", {"id", "source", "repartition-sink", "state"});
+    Subtopology st;
+    st.mark = mark_of(item);
+    st.id = identifier(require(se, item, "id", "a subtopology"), "subtopology id");
+    for (const auto& other : s_.subtopologies)
+      if (other.id == st.id) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
+    st.source = string_list(require(se, item, "source", "a subtopology"), "source");
+    if (auto* v = find(se, "repartition-sink")) st.repartition_sink = string_list(*v, "repartition-sink");
+    if (auto* v = find(se, "state")) st.state = string_list(*v, "state");
+    for (const auto& r : st.repartition_sink) sinks.insert(r);
+    s_.subtopologies.push_back(st);
+  }
+  // Sources are input topics or another subtopology's repartition topics.
+  for (std::size_t i = 0; i < s_.subtopologies.size(); ++i) {
+    const auto& st = s_.subtopologies[i];
+    for (std::size_t j = 0; j < st.source.size(); ++j) {
+      const auto& src = st.source[j];
+      if (s_.find_topic(src) == nullptr && sinks.count(src) == 0)
+        fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink", st.id, src));
+    }
+  }
+}
+
+void Loader::connectors(const YAML::Node& n) {
+  need_sequence(n, "connectors");
+  for (const auto& item : n) {
+    const auto e = entries(item, "a connector", {"name", "tasks"});
+    Connector c;
+    c.mark = mark_of(item);
+    c.name = identifier(require(e, item, "name", "a connector"), "connector name");
+    c.tasks = static_cast<int>(integer(require(e, item, "tasks", "a connector"), "tasks", 0, kMaxPartitions));
+    for (const auto& other : s_.connectors)
+      if (other.name == c.name) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
+    s_.connectors.push_back(c);
+  }
+}
+
+void Loader::subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const {
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    if (s_.find_topic(topics[i]) != nullptr) continue;
+    Keys names;
+    for (const auto& t : s_.topics) names.push_back(t.name);
+    fail(n[i], fmt::format("unknown topic '{}'{}", topics[i], did_you_mean(topics[i], names)));
+  }
+}
+
+void Loader::member_fields(const std::vector<std::pair<std::string, YAML::Node>>& e, MemberSpec& m) {
+  for (const auto& [key, v] : e) {
+    if (key == "id") m.id = identifier(v, "member id");
+    if (key == "subscribe") {
+      m.subscribe = string_list(v, "subscribe");
+      subscriptions(v, m.subscribe);
+    }
+    if (key == "instance-id") m.instance_id = identifier(v, "instance-id");
+    if (key == "rack") m.rack = identifier(v, "rack");
+    if (key == "start") m.start = duration(v, "start");
+  }
+}
+
+MemberSpec Loader::member(const YAML::Node& n, const Keys& allowed, std::string_view what) {
+  const auto e = entries(n, what, allowed);
+  MemberSpec m;
+  m.mark = mark_of(n);
+  require(e, n, "id", what);
+  member_fields(e, m);
+  return m;
+}
+
+void Loader::members(const YAML::Node& n) {
+  if (n.IsMap()) {  // {count: 100, prefix: m, subscribe: [...], ...}
+    Keys allowed{"count", "prefix", "subscribe", "instance-id-prefix", "rack", "start"};
+    const auto e = entries(n, "members", allowed);
+    const int count = static_cast<int>(integer(require(e, n, "count", "members"), "members count", 1, kMaxMembers));
+    s_.member_prefix = identifier(require(e, n, "prefix", "members"), "members prefix");
+    int width = 1;
+    for (int v = count - 1; v >= 10; v /= 10) ++width;
+    s_.member_number_width = std::max(3, width);
+    MemberSpec proto;
+    std::vector<std::pair<std::string, YAML::Node>> common;
+    for (const auto& kv : e)
+      if (kv.first == "subscribe" || kv.first == "rack" || kv.first == "start") common.push_back(kv);
+    member_fields(common, proto);
+    std::optional<std::string> instance_prefix;
+    if (auto* v = find(e, "instance-id-prefix")) instance_prefix = identifier(*v, "instance-id-prefix");
+    for (int i = 0; i < count; ++i) {
+      MemberSpec m = proto;
+      m.mark = mark_of(n);
+      const std::string number = fmt::format("{:0{}}", i, s_.member_number_width);
+      m.id = s_.member_prefix + number;
+      if (instance_prefix) m.instance_id = *instance_prefix + number;
+      s_.members.push_back(m);
+    }
+  } else {
+    need_sequence(n, "members");
+    for (const auto& item : n) {
+      MemberSpec m = member(item, kMemberKeys, "a member");
+      for (const auto& other : s_.members)
+        if (other.id == m.id) fail(item["id"], fmt::format("member id '{}' is used twice", m.id));
+      s_.members.push_back(m);
+    }
+  }
+  if (s_.members.empty()) fail(n, "a scenario needs at least one member");
+  std::set<std::string> instances;
+  for (const auto& m : s_.members) {
+    if (m.instance_id && !instances.insert(*m.instance_id).second)
+      fail(m.mark, fmt::format("instance-id '{}' is used by two members", *m.instance_id));
+    if (m.start > s_.duration)
+      fail(m.mark, fmt::format("member '{}' starts at {}, after the end of the run ({})", m.id, format_duration(m.start), format_duration(s_.duration)));
+    if (m.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
+      fail(m.mark, fmt::format("member '{}' subscribes to nothing; add subscribe: [TOPIC, ...]", m.id));
+  }
+}
+
+std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAML::Node& n, std::string_view what) const {
+  if (!n.IsMap()) fail(n, fmt::format("{} must map member ids to lists of resources", what));
+  std::map<std::string, std::vector<std::string>> out;
+  std::map<std::string, std::string> owner;
+  Keys ids;
+  for (const auto& m : s_.members) ids.push_back(m.id);
+  for (const auto& kv : n) {
+    const std::string member = scalar(kv.first, "a member id");
+    if (out.count(member) != 0) fail(kv.first, fmt::format("member '{}' appears twice in {}", member, what));
+    auto& list = out[member];
+    need_sequence(kv.second, fmt::format("{} of '{}'", what, member));
+    for (const auto& r : kv.second) {
+      const std::string name = scalar(r, "a resource");
+      if (const std::string why = check_resource(s_, name); !why.empty())
+        fail(r, fmt::format("unknown resource '{}': {}", name, why));
+      if (auto [it, fresh] = owner.emplace(name, member); !fresh)
+        fail(r, fmt::format("resource '{}' is given to both '{}' and '{}'", name, it->second, member));
+      list.push_back(name);
+    }
+  }
+  return out;
+}
+
+void Loader::initial_assignment(const YAML::Node& n) {
+  auto a = assignment_map(n, "initial-assignment");
+  Keys ids;
+  for (const auto& m : s_.members) ids.push_back(m.id);
+  for (const auto& kv : n) {
+    const std::string id = kv.first.Scalar();
+    auto it = std::find_if(s_.members.begin(), s_.members.end(), [&](const MemberSpec& m) { return m.id == id; });
+    if (it == s_.members.end())
+      fail(kv.first, fmt::format("initial-assignment names unknown member '{}'{}", id, did_you_mean(id, ids)));
+    if (it->start != Duration{0})
+      fail(kv.first, fmt::format("member '{}' starts at {}; only members present at 0s can start with an assignment", id, format_duration(it->start)));
+  }
+  s_.initial_assignment = std::move(a);
+}
+
+Targets Loader::targets(const YAML::Node& n, std::string_view what) const {
+  Targets t;
+  if (n.IsScalar() && n.Scalar() == "all") {
+    t.all = true;
+    return t;
+  }
+  if (n.IsScalar()) fail(n, fmt::format("{} takes 'all' or a list of member ids", what));
+  t.ids = string_list(n, what);
+  if (t.ids.empty()) fail(n, fmt::format("{} needs at least one member", what));
+  return t;
+}
+
+void Loader::events(const YAML::Node& n) {
+  need_sequence(n, "events");
+  for (const auto& item : n) s_.events.push_back(event(item));
+  std::stable_sort(s_.events.begin(), s_.events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+}
+
+Event Loader::event(const YAML::Node& n) {
+  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "down", "for", "interval", "batch", "topics", "to"};
+  Keys allowed = kEventActions;
+  allowed.insert(allowed.end(), kModifiers.begin(), kModifiers.end());
+  const auto e = entries(n, "an event", allowed);
+  Event ev;
+  ev.mark = mark_of(n);
+  ev.at = duration(require(e, n, "at", "an event"), "at");
+  if (ev.at > s_.duration)
+    fail(*find(e, "at"), fmt::format("event at {} is after the end of the run ({})", format_duration(ev.at), format_duration(s_.duration)));
+  // `subscribe` is an action on its own, and a modifier of join and scale-out.
+  std::vector<std::string> actions;
+  for (const auto& [k, v] : e)
+    if (std::find(kEventActions.begin(), kEventActions.end(), k) != kEventActions.end()) actions.push_back(k);
+  if (actions.size() > 1 && std::find(actions.begin(), actions.end(), "subscribe") != actions.end() &&
+      (find(e, "join") != nullptr || find(e, "scale-out") != nullptr))
+    actions.erase(std::find(actions.begin(), actions.end(), "subscribe"));
+  if (actions.empty()) fail(n, fmt::format("an event needs one action: {}", fmt::join(kEventActions, ", ")));
+  if (actions.size() > 1) fail(n, fmt::format("an event takes exactly one action, this one has {}", fmt::join(actions, " and ")));
+  ev.kind = actions.front();
+  const YAML::Node& arg = *find(e, ev.kind);
+
+  // Which modifiers each action takes; anything else is a mistake.
+  std::map<std::string, Keys> takes{
+      {"join", {"subscribe", "instance-id", "rack"}}, {"leave", {}}, {"crash", {}},
+      {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
+      {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
+      {"scale-out", {"subscribe"}}, {"scale-in", {}}, {"isolate", {"for"}}, {"coordinator-failover", {"down"}},
+      {"add-partitions", {}}, {"subscribe", {"topics"}}, {"upgrade", {"to", "down"}},
+      {"rolling-upgrade", {"to", "down", "interval"}}};
+  const Keys& ok = takes.at(ev.kind);
+  for (const auto& [k, v] : e) {
+    if (k == "at" || k == ev.kind) continue;
+    if (std::find(ok.begin(), ok.end(), k) == ok.end())
+      fail(v, ok.empty() ? fmt::format("'{}' does not apply to a {} event", k, ev.kind)
+                         : fmt::format("'{}' does not apply to a {} event (it takes {})", k, ev.kind, fmt::join(ok, ", ")));
+  }
+  auto need = [&](std::string_view key) -> const YAML::Node& {
+    return require(e, n, key, fmt::format("a {} event", ev.kind));
+  };
+  auto positive = [&](std::string_view key) {
+    const YAML::Node& v = need(key);
+    const Duration d = duration(v, key);
+    if (d <= Duration{0}) fail(v, fmt::format("'{}' must be longer than 0s", key));
+    return d;
+  };
+  auto member_id = [&] { return scalar(arg, fmt::format("the member of a {} event", ev.kind)); };
+  auto protocol_to = [&] {
+    const YAML::Node& v = need("to");
+    std::string p = scalar(v, "to");
+    if (protocols::find_protocol(p) == nullptr)
+      fail(v, fmt::format("unknown protocol '{}'{}", p, did_you_mean(p, protocols::protocol_names())));
+    return p;
+  };
+
+  if (ev.kind == "join") {
+    Join j;
+    j.member.mark = mark_of(arg);
+    j.member.id = identifier(arg, "the joining member's id");
+    std::vector<std::pair<std::string, YAML::Node>> fields;
+    for (const auto& kv : e)
+      if (kv.first == "subscribe" || kv.first == "instance-id" || kv.first == "rack") fields.push_back(kv);
+    member_fields(fields, j.member);
+    j.member.start = ev.at;
+    if (j.member.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
+      fail(n, fmt::format("member '{}' joins subscribed to nothing; add subscribe: [TOPIC, ...]", j.member.id));
+    ev.action = j;
+  } else if (ev.kind == "leave") {
+    ev.action = Leave{member_id()};
+  } else if (ev.kind == "crash") {
+    ev.action = Crash{member_id()};
+  } else if (ev.kind == "bounce") {
+    ev.action = Bounce{member_id(), positive("down")};
+  } else if (ev.kind == "restart") {
+    ev.action = Restart{member_id(), positive("down")};
+  } else if (ev.kind == "pause") {
+    ev.action = Pause{member_id(), positive("for")};
+  } else if (ev.kind == "slow") {
+    ev.action = Slow{member_id(), positive("batch"), positive("for")};
+  } else if (ev.kind == "rolling-bounce") {
+    ev.action = RollingBounce{targets(arg, "rolling-bounce"), positive("down"), positive("interval")};
+  } else if (ev.kind == "rolling-restart") {
+    ev.action = RollingRestart{targets(arg, "rolling-restart"), positive("down"), positive("interval")};
+  } else if (ev.kind == "scale-out") {
+    ScaleOut so;
+    so.count = static_cast<int>(integer(arg, "scale-out count", 1, kMaxMembers));
+    if (auto* v = find(e, "subscribe")) {
+      so.subscribe = string_list(*v, "subscribe");
+      subscriptions(*v, so.subscribe);
+    }
+    if (so.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
+      fail(n, "scale-out members would subscribe to nothing; add subscribe: [TOPIC, ...]");
+    ev.action = so;
+  } else if (ev.kind == "scale-in") {
+    ScaleIn si;
+    si.members = string_list(arg, "scale-in");
+    if (si.members.empty()) fail(arg, "scale-in needs at least one member");
+    ev.action = si;
+  } else if (ev.kind == "isolate") {
+    ev.action = Isolate{member_id(), positive("for")};
+  } else if (ev.kind == "coordinator-failover") {
+    const std::string v = scalar(arg, "coordinator-failover");
+    if (v != "true") fail(arg, fmt::format("coordinator-failover takes 'true', got '{}'", v));
+    CoordinatorFailover cf;
+    if (find(e, "down") != nullptr) cf.down = duration(need("down"), "down");
+    ev.action = cf;
+  } else if (ev.kind == "add-partitions") {
+    const auto ae = entries(arg, "add-partitions", {"topic", "count"});
+    AddPartitions ap;
+    const YAML::Node& tn = require(ae, arg, "topic", "add-partitions");
+    ap.topic = scalar(tn, "topic");
+    if (s_.find_topic(ap.topic) == nullptr) {
+      Keys names;
+      for (const auto& t : s_.topics) names.push_back(t.name);
+      fail(tn, fmt::format("unknown topic '{}'{}", ap.topic, did_you_mean(ap.topic, names)));
+    }
+    ap.count = static_cast<int>(integer(require(ae, arg, "count", "add-partitions"), "count", 1, kMaxPartitions));
+    ev.action = ap;
+  } else if (ev.kind == "subscribe") {
+    Subscribe sub{member_id(), string_list(need("topics"), "topics")};
+    subscriptions(need("topics"), sub.topics);
+    ev.action = sub;
+  } else if (ev.kind == "upgrade") {
+    Upgrade u;
+    u.members = string_list(arg, "upgrade");
+    if (u.members.empty()) fail(arg, "upgrade needs at least one member");
+    u.to = protocol_to();
+    u.down = positive("down");
+    ev.action = u;
+  } else if (ev.kind == "rolling-upgrade") {
+    ev.action = RollingUpgrade{targets(arg, "rolling-upgrade"), protocol_to(), positive("down"), positive("interval")};
+  }
+  return ev;
+}
+
+void Loader::metrics(const YAML::Node& n) {
+  const auto e = entries(n, "metrics", {"from"});
+  if (auto* v = find(e, "from")) {
+    s_.metrics_from = duration(*v, "metrics from");
+    if (*s_.metrics_from > s_.duration) fail(*v, "metrics from is after the end of the run");
+  }
+}
+
+Expectation Loader::expectation(const std::string& name, const YAML::Node& n) const {
+  const MetricName* metric = find_metric(name);
+  Expectation x;
+  x.metric = name;
+  x.mark = mark_of(n);
+  if (metric->kind == MetricKind::Assignment) {
+    x.assignment = assignment_map(n, "final-assignment");
+    return x;
+  }
+  x.text = scalar(n, fmt::format("expected {}", name));
+  if (metric->kind == MetricKind::Invariants) {
+    if (x.text != "ok") fail(n, fmt::format("invariants can only be expected to be 'ok', got '{}'", x.text));
+    x.word = x.text;
+    return x;
+  }
+  std::string_view t = x.text;
+  static const std::vector<std::pair<std::string_view, Comparison>> kOps{
+      {"<=", Comparison::Le}, {">=", Comparison::Ge}, {"==", Comparison::Eq}, {"<", Comparison::Lt}, {">", Comparison::Gt}};
+  for (const auto& [sym, op] : kOps) {
+    if (t.substr(0, sym.size()) == sym) {
+      x.op = op;
+      t.remove_prefix(sym.size());
+      break;
+    }
+  }
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  if (metric->kind == MetricKind::Seconds) {
+    std::string why;
+    auto d = parse_duration(t, why);
+    if (!d) fail(n, fmt::format("expected {}: {}", name, why));
+    x.duration = d;
+  } else {
+    auto v = parse_number(t);
+    if (!v || *v < 0) fail(n, fmt::format("expected {} must be a number, optionally after <, <=, >, >= or ==; got '{}'", name, x.text));
+    x.number = v;
+  }
+  return x;
+}
+
+void Loader::expect(const YAML::Node& n) {
+  for (const auto& [key, v] : entries(n, "expect", metric_name_list())) s_.expect.push_back(expectation(key, v));
+}
+
+// ---------------------------------------------------------------- cross-checks --
+
+void Loader::check_config() {
+  auto entry = [&](std::string_view key) -> const ConfigEntry* {
+    auto it = s_.config.find(std::string(key));
+    return it == s_.config.end() ? nullptr : &it->second;
+  };
+  const auto* family = protocols::find_protocol(s_.protocol);
+  if (family->family == protocols::Family::Classic) {
+    const Duration session = config_millis(s_, "session.timeout.ms");
+    const Duration heartbeat = config_millis(s_, "heartbeat.interval.ms");
+    const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
+    const Duration max_session = config_millis(s_, "group.max.session.timeout.ms");
+    const auto* at = entry("heartbeat.interval.ms") ? entry("heartbeat.interval.ms") : entry("session.timeout.ms");
+    if (heartbeat >= session)
+      fail(at ? at->mark : Mark{1, 1}, fmt::format("heartbeat.interval.ms ({}) must be lower than session.timeout.ms ({}), as Kafka's client requires",
+                                              format_duration(heartbeat), format_duration(session)));
+    if (heartbeat <= Duration{0}) fail(at ? at->mark : Mark{1, 1}, "heartbeat.interval.ms must be above 0");
+    if (session < min_session || session > max_session) {
+      const auto* se = entry("session.timeout.ms");
+      fail(se ? se->mark : Mark{1, 1}, fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
+                                               format_duration(session), format_duration(min_session), format_duration(max_session)));
+    }
+  }
+}
+
+// Members referred to by events must exist, and be running, when the event
+// happens. This replays membership over time as the file describes it.
+void Loader::check_members_over_time() {
+  std::map<std::string, Duration> present;  // id -> start
+  std::set<std::string> gone;
+  std::map<std::string, int> partitions;
+  for (const auto& t : s_.topics) partitions[t.name] = t.partitions;
+  for (const auto& m : s_.members) present[m.id] = m.start;
+  std::set<std::string> known;
+  for (const auto& m : s_.members) known.insert(m.id);
+  for (const auto& ev : s_.events)
+    if (const auto* j = std::get_if<Join>(&ev.action)) known.insert(j->member.id);
+  Keys known_list(known.begin(), known.end());
+
+  int next_number = static_cast<int>(s_.members.size());
+  const std::string prefix = s_.member_prefix.empty() ? std::string("m") : s_.member_prefix;
+  auto check = [&](const Event& ev, const std::string& id) {
+    if (known.count(id) == 0)
+      fail(ev.mark, fmt::format("{} event names unknown member '{}'{}", ev.kind, id, did_you_mean(id, known_list)));
+    auto it = present.find(id);
+    if (it == present.end() || gone.count(id) != 0)
+      fail(ev.mark, fmt::format("{} event at {} names member '{}', which is not running then", ev.kind, format_duration(ev.at), id));
+    if (it->second > ev.at)
+      fail(ev.mark, fmt::format("{} event at {} names member '{}', which only starts at {}", ev.kind, format_duration(ev.at), id, format_duration(it->second)));
+  };
+  auto all_running = [&] {
+    std::vector<std::string> ids;
+    for (const auto& [id, start] : present)
+      if (gone.count(id) == 0) ids.push_back(id);
+    return ids;
+  };
+  for (auto& ev : s_.events) {
+    std::visit(
+        [&](auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, Join>) {
+            if (present.count(a.member.id) != 0 && gone.count(a.member.id) == 0)
+              fail(ev.mark, fmt::format("member '{}' joins at {} but is already running", a.member.id, format_duration(ev.at)));
+            present[a.member.id] = ev.at;
+            gone.erase(a.member.id);
+          } else if constexpr (std::is_same_v<A, Leave> || std::is_same_v<A, Crash>) {
+            check(ev, a.member);
+            gone.insert(a.member);
+          } else if constexpr (std::is_same_v<A, ScaleIn>) {
+            for (const auto& id : a.members) {
+              check(ev, id);
+              gone.insert(id);
+            }
+          } else if constexpr (std::is_same_v<A, Upgrade>) {
+            for (const auto& id : a.members) check(ev, id);
+          } else if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart> ||
+                               std::is_same_v<A, RollingUpgrade>) {
+            if (a.members.all) {
+              a.members.ids = all_running();
+              if (a.members.ids.empty()) fail(ev.mark, fmt::format("{} of all at {}: no member is running then", ev.kind, format_duration(ev.at)));
+            } else {
+              for (const auto& id : a.members.ids) check(ev, id);
+            }
+            std::sort(a.members.ids.begin(), a.members.ids.end());
+          } else if constexpr (std::is_same_v<A, ScaleOut>) {
+            for (int i = 0; i < a.count; ++i) {
+              std::string id;
+              do {
+                id = prefix + fmt::format("{:0{}}", next_number++, s_.member_number_width);
+              } while (present.count(id) != 0);
+              a.ids.push_back(id);
+              present[id] = ev.at;
+              known.insert(id);
+            }
+          } else if constexpr (std::is_same_v<A, AddPartitions>) {
+            int& p = partitions[a.topic];
+            if (a.count <= p)
+              fail(ev.mark, fmt::format("add-partitions: topic '{}' already has {} partitions at {}; count is the new total and must be larger", a.topic, p, format_duration(ev.at)));
+            p = a.count;
+          } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
+          } else {
+            check(ev, a.member);
+          }
+        },
+        ev.action);
+  }
+}
+
+}  // namespace
+
+const Topic* Scenario::find_topic(const std::string& name) const {
+  for (const auto& t : topics)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+Scenario load_text(const std::string& text, const std::string& file) { return Loader(file).load(text); }
+
+Scenario load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, Mark{}, "cannot open the file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return load_text(buf.str(), path);
+}
+
+}  // namespace rsim::scenario

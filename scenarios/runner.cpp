@@ -1,0 +1,251 @@
+#include "scenarios/runner.hpp"
+
+#include "protocols/catalog.hpp"
+#include "protocols/classic/coordinator.hpp"
+#include "protocols/classic/member.hpp"
+#include "scenarios/config_keys.hpp"
+#include "scenarios/resources.hpp"
+#include "scenarios/values.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+
+namespace rsim::scenario {
+
+namespace cl = protocols::classic;
+
+std::string effective_protocol(const Scenario& s, const RunOptions& o) { return o.protocol.value_or(s.protocol); }
+
+std::string effective_assignor(const Scenario& s, const RunOptions& o) {
+  if (o.assignor) return *o.assignor;
+  const std::string protocol = effective_protocol(s, o);
+  if (s.assignor && !o.protocol) return *s.assignor;
+  const auto* p = protocols::find_protocol(protocol);
+  return p != nullptr ? std::string(p->default_assignor) : std::string();
+}
+
+namespace {
+
+// What this build simulates. Everything else in the contract is loaded and
+// validated, and refused here with a clear message.
+void check_supported(const Scenario& s, const std::string& protocol, const std::string& assignor) {
+  const auto* p = protocols::find_protocol(protocol);
+  if (p == nullptr)
+    throw InputError(s.file, s.protocol_mark, fmt::format("unknown protocol '{}'{}", protocol, did_you_mean(protocol, protocols::protocol_names())));
+  if (!p->runnable)
+    throw InputError(s.file, s.protocol_mark, fmt::format("protocol '{}' is part of the scenario contract but not simulated by this version yet; `rebalance-sim list` shows what runs", protocol));
+  const auto* a = protocols::find_assignor(p->family, assignor);
+  if (a == nullptr)
+    throw InputError(s.file, s.assignor_mark, fmt::format("unknown {} assignor '{}'{}", protocols::family_name(p->family), assignor, did_you_mean(assignor, protocols::assignor_names(p->family))));
+  if (!a->runnable)
+    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
+  if (!s.connectors.empty())
+    throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
+  if (!s.subtopologies.empty())
+    throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
+  for (const auto& ev : s.events) {
+    const bool supported = std::holds_alternative<Join>(ev.action) || std::holds_alternative<Leave>(ev.action) ||
+                           std::holds_alternative<Crash>(ev.action) || std::holds_alternative<Bounce>(ev.action) ||
+                           std::holds_alternative<Restart>(ev.action) || std::holds_alternative<Pause>(ev.action) ||
+                           std::holds_alternative<RollingBounce>(ev.action) ||
+                           std::holds_alternative<RollingRestart>(ev.action) ||
+                           std::holds_alternative<ScaleOut>(ev.action) || std::holds_alternative<ScaleIn>(ev.action) ||
+                           std::holds_alternative<Isolate>(ev.action);
+    if (!supported)
+      throw InputError(s.file, ev.mark, fmt::format("'{}' events are part of the scenario contract but not simulated by this version yet", ev.kind));
+  }
+}
+
+std::vector<protocols::TopicPartition> parse_partitions(const Scenario& s, const std::vector<std::string>& names) {
+  std::vector<protocols::TopicPartition> out;
+  for (const auto& n : names) {
+    const auto dash = n.rfind('-');
+    out.push_back({n.substr(0, dash), static_cast<int>(*parse_integer(n.substr(dash + 1)))});
+    (void)s;
+  }
+  return out;
+}
+
+class GroupRun {
+ public:
+  GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed)
+      : s_(s),
+        network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
+        coordinator_node_(network_.add_node("coordinator")),
+        coordinator_(kernel_, trace_, cl::CoordinatorConfig{config_millis(s, "group.initial.rebalance.delay.ms")}),
+        assignor_(protocols::make_classic_assignor(assignor)),
+        protocol_name_(std::move(protocol)) {
+    for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
+    embedded_ = std::make_unique<cl::EagerProtocol>();
+    // Every process the scenario can start gets its node now, in a fixed
+    // order, so node ids never depend on when events happen.
+    for (const auto& m : s.members) add_member(m);
+    for (const auto& ev : s.events) {
+      if (const auto* j = std::get_if<Join>(&ev.action)) add_member(j->member);
+      if (const auto* so = std::get_if<ScaleOut>(&ev.action))
+        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark});
+    }
+  }
+
+  RunResult run(std::uint64_t seed, const std::string& assignor_name) {
+    emit_config();
+    start_members();
+    for (const auto& ev : s_.events) schedule(ev);
+    kernel_.run_until(time_at(s_.duration));
+    RunResult r;
+    r.protocol = protocol_name_;
+    r.assignor = assignor_name;
+    r.seed = seed;
+    r.end = kernel_.now();
+    for (const auto& t : s_.topics)
+      for (int p = 0; p < t.partitions; ++p) r.resources.push_back(partition_name(t.name, p));
+    r.network = network_.stats();
+    r.events_executed = kernel_.executed();
+    r.trace = std::move(trace_);
+    return r;
+  }
+
+ private:
+  void add_member(const MemberSpec& spec) {
+    if (members_.count(spec.id) != 0) return;  // a member that joins again reuses its process
+    cl::MemberConfig c;
+    c.client_id = spec.id;
+    c.instance_id = spec.instance_id;
+    c.topics = spec.subscribe;
+    c.session_timeout = config_millis(s_, "session.timeout.ms");
+    c.heartbeat_interval = config_millis(s_, "heartbeat.interval.ms");
+    c.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
+    c.request_timeout = config_millis(s_, "request.timeout.ms");
+    c.retry_backoff = config_millis(s_, "retry.backoff.ms");
+    c.revoke_cost = s_.costs.revoke;
+    c.assign_cost = s_.costs.assign;
+    cl::MemberContext ctx{kernel_, network_, trace_, coordinator_, coordinator_node_, metadata_, *assignor_, *embedded_};
+    members_.emplace(spec.id, std::make_unique<cl::ClassicMember>(ctx, c));
+    order_.push_back(spec.id);
+  }
+
+  cl::ClassicMember& member(const std::string& id) { return *members_.at(id); }
+
+  void emit_config() {
+    trace_.emit(kTimeZero, "scenario", "run",
+                {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
+  }
+
+  void start_members() {
+    if (s_.initial_assignment) {
+      // The group is Stable at generation 1 with every member present at 0s.
+      std::vector<cl::SeedMember> seeds;
+      for (const auto& m : s_.members) {
+        if (m.start != Duration{0}) continue;
+        cl::SeedMember seed;
+        seed.member_id = fmt::format("{}-0", m.id);
+        auto it = s_.initial_assignment->find(m.id);
+        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_partitions(s_, it->second);
+        seed.join.client_id = m.id;
+        seed.join.instance_id = m.instance_id;
+        seed.join.session_timeout = config_millis(s_, "session.timeout.ms");
+        seed.join.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
+        seed.join.subscription = embedded_->subscription(m.subscribe, seed.assignment.partitions, 1);
+        seeds.push_back(seed);
+      }
+      coordinator_.seed_stable(1, seeds);
+      for (const auto& seed : seeds) member(seed.join.client_id).start_stable(seed.member_id, 1, seed.assignment.partitions);
+    }
+    for (const auto& m : s_.members) {
+      if (s_.initial_assignment && m.start == Duration{0}) continue;
+      kernel_.schedule_at(time_at(m.start), [this, id = m.id] { member(id).start(); });
+    }
+  }
+
+  void bounce(const std::string& id, Duration down) {
+    member(id).crash();
+    kernel_.schedule_in(down, [this, id] {
+      if (!member(id).running()) member(id).start();
+    });
+  }
+
+  void restart(const std::string& id, Duration down) {
+    member(id).leave([this, id, down] {
+      kernel_.schedule_in(down, [this, id] {
+        if (!member(id).running()) member(id).start();
+      });
+    });
+  }
+
+  void schedule(const Event& ev) {
+    kernel_.schedule_at(time_at(ev.at), [this, &ev] { apply(ev); });
+  }
+
+  void apply(const Event& ev) {
+    std::visit(
+        [&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, Join>) {
+            member(a.member.id).start();
+          } else if constexpr (std::is_same_v<A, Leave>) {
+            member(a.member).leave();
+          } else if constexpr (std::is_same_v<A, Crash>) {
+            member(a.member).crash();
+          } else if constexpr (std::is_same_v<A, Bounce>) {
+            bounce(a.member, a.down);
+          } else if constexpr (std::is_same_v<A, Restart>) {
+            restart(a.member, a.down);
+          } else if constexpr (std::is_same_v<A, Pause>) {
+            member(a.member).pause(a.length);
+          } else if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart>) {
+            Duration offset{0};
+            for (const auto& id : a.members.ids) {
+              kernel_.schedule_in(offset, [this, id, down = a.down] {
+                if constexpr (std::is_same_v<A, RollingBounce>) bounce(id, down);
+                else restart(id, down);
+              });
+              offset += a.interval;
+            }
+          } else if constexpr (std::is_same_v<A, ScaleOut>) {
+            for (const auto& id : a.ids) member(id).start();
+          } else if constexpr (std::is_same_v<A, ScaleIn>) {
+            for (const auto& id : a.members) member(id).leave();
+          } else if constexpr (std::is_same_v<A, Isolate>) {
+            const NodeId node = member(a.member).node();
+            network_.cut(node, coordinator_node_);
+            trace_.emit(kernel_.now(), a.member, "isolated", {{"for_us", a.length.count()}});
+            kernel_.schedule_in(a.length, [this, node, id = a.member] {
+              network_.heal(node, coordinator_node_);
+              trace_.emit(kernel_.now(), id, "reconnected");
+            });
+          } else {
+            // check_supported() refused every other kind before the run.
+            std::abort();
+          }
+        },
+        ev.action);
+  }
+
+  const Scenario& s_;
+  Kernel kernel_;
+  Trace trace_;
+  Network network_;
+  NodeId coordinator_node_;
+  cl::ClassicCoordinator coordinator_;
+  cl::Metadata metadata_;
+  std::unique_ptr<protocols::Assignor> assignor_;
+  std::unique_ptr<cl::EmbeddedProtocol> embedded_;
+  std::string protocol_name_;
+  std::map<std::string, std::unique_ptr<cl::ClassicMember>> members_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace
+
+RunResult run(const Scenario& scenario, const RunOptions& options) {
+  const std::string protocol = effective_protocol(scenario, options);
+  const std::string assignor = effective_assignor(scenario, options);
+  check_supported(scenario, protocol, assignor);
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  GroupRun group(scenario, protocol, assignor, seed);
+  return group.run(seed, assignor);
+}
+
+}  // namespace rsim::scenario

@@ -1,0 +1,43 @@
+// Plays a scenario: builds the kernel, the network, the coordinator and the
+// members, schedules the scenario's events, runs to the horizon and returns
+// the trace. Everything a report needs is in the trace.
+#pragma once
+
+#include "scenarios/errors.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/network.hpp"
+#include "sim/trace.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsim::scenario {
+
+struct RunOptions {
+  std::optional<std::string> protocol;  // overrides the scenario's
+  std::optional<std::string> assignor;
+  std::optional<std::uint64_t> seed;
+};
+
+struct RunResult {
+  std::string protocol;
+  std::string assignor;
+  std::uint64_t seed = 0;
+  Time end;
+  Trace trace;
+  std::vector<std::string> resources;  // every resource, in declaration order
+  NetworkStats network;
+  std::uint64_t events_executed = 0;
+};
+
+// Throws InputError when the scenario asks for something this build cannot
+// simulate (a protocol, assignor or event kind not implemented yet).
+RunResult run(const Scenario& scenario, const RunOptions& options = {});
+
+// The protocol and assignor a run would use, after options and defaults.
+std::string effective_protocol(const Scenario& s, const RunOptions& o);
+std::string effective_assignor(const Scenario& s, const RunOptions& o);
+
+}  // namespace rsim::scenario

@@ -1,0 +1,57 @@
+// The simulation kernel: one clock and one event queue, run single-threaded.
+// Actors schedule callbacks; nothing else advances time.
+#pragma once
+
+#include "sim/event_queue.hpp"
+#include "sim/time.hpp"
+
+#include <cstdint>
+
+namespace rsim {
+
+class Kernel {
+ public:
+  Time now() const { return now_; }
+
+  EventId schedule_at(Time at, Callback cb);
+  EventId schedule_in(Duration delay, Callback cb) { return schedule_at(now_ + delay, std::move(cb)); }
+  bool cancel(EventId id) { return queue_.cancel(id); }
+  bool pending(EventId id) const { return queue_.pending(id); }
+
+  // Runs every event with time <= horizon, then sets the clock to horizon.
+  // Returns the number of events executed.
+  std::uint64_t run_until(Time horizon);
+  // Runs until the queue is empty or `max_events` have run.
+  std::uint64_t run(std::uint64_t max_events = UINT64_MAX);
+
+  std::uint64_t executed() const { return executed_; }
+  std::size_t pending_count() const { return queue_.live_count(); }
+
+ private:
+  EventQueue queue_;
+  Time now_ = kTimeZero;
+  std::uint64_t executed_ = 0;
+};
+
+// A re-armable timer (heartbeat, session expiry, join phase): arming it again
+// cancels the previous deadline in O(1).
+class Timer {
+ public:
+  explicit Timer(Kernel& kernel) : kernel_(&kernel) {}
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  ~Timer() { cancel(); }
+
+  void arm_at(Time at, Callback cb);
+  void arm_in(Duration delay, Callback cb) { arm_at(kernel_->now() + delay, std::move(cb)); }
+  void cancel();
+  bool armed() const { return kernel_->pending(id_); }
+  Time deadline() const { return deadline_; }
+
+ private:
+  Kernel* kernel_;
+  EventId id_;
+  Time deadline_ = kTimeZero;
+};
+
+}  // namespace rsim

@@ -1,0 +1,98 @@
+#include "sim/network.hpp"
+
+#include <cassert>
+#include <cmath>
+
+namespace rsim {
+
+Duration LatencyModel::sample(Rng& rng) const {
+  switch (kind) {
+    case Kind::Fixed:
+      return a;
+    case Kind::Uniform:
+      return Duration{rng.between(a.count(), b.count())};
+    case Kind::Exponential:
+      return Duration{static_cast<std::int64_t>(std::llround(rng.exponential(static_cast<double>(a.count()))))};
+  }
+  return a;
+}
+
+double LatencyModel::mean_us() const {
+  switch (kind) {
+    case Kind::Uniform:
+      return (static_cast<double>(a.count()) + static_cast<double>(b.count())) / 2.0;
+    case Kind::Fixed:
+    case Kind::Exponential:
+      break;
+  }
+  return static_cast<double>(a.count());
+}
+
+Network::Network(Kernel& kernel, Trace& trace, LatencyModel latency, double drop_probability, Rng rng)
+    : kernel_(kernel), trace_(trace), latency_(latency), drop_(drop_probability), rng_(rng) {
+  assert(drop_ >= 0.0 && drop_ <= 1.0);
+}
+
+NodeId Network::add_node(std::string name) {
+  nodes_.push_back(Node{std::move(name)});
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+void Network::crash(NodeId n) {
+  nodes_[n].alive = false;
+  ++nodes_[n].incarnation;
+}
+
+void Network::restart(NodeId n) {
+  assert(!nodes_[n].alive);
+  nodes_[n].alive = true;
+}
+
+void Network::cut(NodeId a, NodeId b) { cuts_.insert(link(a, b)); }
+void Network::heal(NodeId a, NodeId b) { cuts_.erase(link(a, b)); }
+bool Network::is_cut(NodeId a, NodeId b) const { return !cuts_.empty() && cuts_.count(link(a, b)) != 0; }
+
+void Network::lost(NodeId from, NodeId to, std::string_view what, const char* reason) {
+  trace_.emit(kernel_.now(), "network", "message-lost",
+              {{"from", nodes_[from].name}, {"to", nodes_[to].name}, {"message", std::string(what)},
+               {"reason", std::string(reason)}});
+}
+
+void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliver) {
+  assert(from < nodes_.size() && to < nodes_.size());
+  if (!nodes_[from].alive) return;  // a dead process sends nothing
+  ++stats_.sent;
+  if (is_cut(from, to)) {
+    ++stats_.cut;
+    lost(from, to, what, "cut");
+    return;
+  }
+  // Draw the drop before the latency so a drop probability of 0 leaves the
+  // latency stream unchanged.
+  if (drop_ > 0.0 && rng_.chance(drop_)) {
+    ++stats_.dropped;
+    lost(from, to, what, "drop");
+    return;
+  }
+  Time arrival = kernel_.now() + latency_.sample(rng_);
+  Time& last = last_arrival_[{from, to}];
+  if (arrival < last) arrival = last;  // FIFO per link
+  last = arrival;
+  const std::uint32_t incarnation = nodes_[to].incarnation;
+  kernel_.schedule_at(arrival, [this, from, to, incarnation, what = std::string(what), deliver = std::move(deliver)] {
+    if (!nodes_[to].alive || nodes_[to].incarnation != incarnation) {
+      ++stats_.dead;
+      lost(from, to, what, "dead");
+      return;
+    }
+    if (is_cut(from, to)) {
+      ++stats_.cut;
+      lost(from, to, what, "cut");
+      return;
+    }
+    ++stats_.delivered;
+    deliver();
+  });
+}
+
+}  // namespace rsim

@@ -1,0 +1,91 @@
+// The network between processes (members and the coordinator).
+//
+// A message is a callback delivered after a latency drawn from the latency
+// model. It is lost when: the drop draw says so; the link between sender and
+// receiver is cut when it is sent or when it arrives; or the receiver has died
+// (or died and restarted: a new incarnation is a new process) before arrival.
+// Messages on one link arrive in the order they were sent, as on the TCP
+// connection Kafka clients use: an arrival is never earlier than the previous
+// arrival on the same link.
+#pragma once
+
+#include "sim/kernel.hpp"
+#include "sim/random.hpp"
+#include "sim/trace.hpp"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rsim {
+
+using NodeId = std::uint32_t;
+
+struct LatencyModel {
+  enum class Kind { Fixed, Uniform, Exponential };
+  Kind kind = Kind::Fixed;
+  Duration a = Duration{1000};  // fixed value, uniform low, or exponential mean
+  Duration b = Duration{0};     // uniform high
+
+  static LatencyModel fixed(Duration d) { return {Kind::Fixed, d, Duration{0}}; }
+  static LatencyModel uniform(Duration lo, Duration hi) { return {Kind::Uniform, lo, hi}; }
+  static LatencyModel exponential(Duration mean) { return {Kind::Exponential, mean, Duration{0}}; }
+
+  Duration sample(Rng& rng) const;
+  double mean_us() const;
+};
+
+struct NetworkStats {
+  std::uint64_t sent = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t dropped = 0;  // random loss
+  std::uint64_t cut = 0;      // lost to a cut link
+  std::uint64_t dead = 0;     // receiver dead or restarted
+};
+
+class Network {
+ public:
+  Network(Kernel& kernel, Trace& trace, LatencyModel latency, double drop_probability, Rng rng);
+
+  NodeId add_node(std::string name);
+  const std::string& name(NodeId n) const { return nodes_[n].name; }
+
+  // A crash ends the node's incarnation: in-flight messages to it are lost.
+  void crash(NodeId n);
+  void restart(NodeId n);
+  bool alive(NodeId n) const { return nodes_[n].alive; }
+
+  void cut(NodeId a, NodeId b);
+  void heal(NodeId a, NodeId b);
+  bool is_cut(NodeId a, NodeId b) const;
+
+  // `what` names the message for the trace when it is lost.
+  void send(NodeId from, NodeId to, std::string_view what, Callback deliver);
+
+  const NetworkStats& stats() const { return stats_; }
+
+ private:
+  struct Node {
+    std::string name;
+    bool alive = true;
+    std::uint32_t incarnation = 0;
+  };
+  static std::pair<NodeId, NodeId> link(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
+  void lost(NodeId from, NodeId to, std::string_view what, const char* reason);
+
+  Kernel& kernel_;
+  Trace& trace_;
+  LatencyModel latency_;
+  double drop_;
+  Rng rng_;
+  std::vector<Node> nodes_;
+  std::set<std::pair<NodeId, NodeId>> cuts_;
+  std::map<std::pair<NodeId, NodeId>, Time> last_arrival_;  // directed links
+  NetworkStats stats_;
+};
+
+}  // namespace rsim

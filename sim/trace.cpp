@@ -1,0 +1,32 @@
+#include "sim/trace.hpp"
+
+namespace rsim {
+
+const TraceValue* TraceEvent::find(std::string_view key) const {
+  for (const auto& f : fields)
+    if (f.key == key) return &f.value;
+  return nullptr;
+}
+
+std::optional<std::int64_t> TraceEvent::integer(std::string_view key) const {
+  const TraceValue* v = find(key);
+  if (v == nullptr || !std::holds_alternative<std::int64_t>(*v)) return std::nullopt;
+  return std::get<std::int64_t>(*v);
+}
+
+const std::string* TraceEvent::text(std::string_view key) const {
+  const TraceValue* v = find(key);
+  return v != nullptr ? std::get_if<std::string>(v) : nullptr;
+}
+
+const std::vector<std::string>* TraceEvent::list(std::string_view key) const {
+  const TraceValue* v = find(key);
+  return v != nullptr ? std::get_if<std::vector<std::string>>(v) : nullptr;
+}
+
+void Trace::emit(TraceEvent ev) {
+  events_.push_back(std::move(ev));
+  for (const auto& l : listeners_) l(events_.back());
+}
+
+}  // namespace rsim

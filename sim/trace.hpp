@@ -1,0 +1,57 @@
+// The trace: the stream of events that actors emit and collectors read.
+//
+// The kernel knows no protocol words, so an event is generic: a time, the
+// actor that emitted it, a kind, and ordered key/value fields. Field order is
+// emission order, which keeps serialised output stable. Collectors (metrics,
+// timelines) read the trace; they never reach into actors.
+#pragma once
+
+#include "sim/time.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace rsim {
+
+using TraceValue = std::variant<std::int64_t, std::string, std::vector<std::string>>;
+
+struct TraceField {
+  std::string key;
+  TraceValue value;
+};
+
+struct TraceEvent {
+  Time at;
+  std::string actor;
+  std::string kind;
+  std::vector<TraceField> fields;
+
+  const TraceValue* find(std::string_view key) const;
+  std::optional<std::int64_t> integer(std::string_view key) const;
+  const std::string* text(std::string_view key) const;
+  const std::vector<std::string>* list(std::string_view key) const;
+};
+
+class Trace {
+ public:
+  using Listener = std::function<void(const TraceEvent&)>;
+
+  void emit(TraceEvent ev);
+  void emit(Time at, std::string actor, std::string kind, std::vector<TraceField> fields = {}) {
+    emit(TraceEvent{at, std::move(actor), std::move(kind), std::move(fields)});
+  }
+  // Listeners see each event as it is emitted, in emission order.
+  void subscribe(Listener l) { listeners_.push_back(std::move(l)); }
+
+  const std::vector<TraceEvent>& events() const { return events_; }
+
+ private:
+  std::vector<TraceEvent> events_;
+  std::vector<Listener> listeners_;
+};
+
+}  // namespace rsim

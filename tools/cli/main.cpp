@@ -1,0 +1,209 @@
+// rebalance-sim: the command line. Exit codes: 0 ok, 1 an expectation or
+// invariant failed, 2 bad input or usage.
+#include "metrics/expect.hpp"
+#include "metrics/summary.hpp"
+#include "protocols/catalog.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+#include "tools/report/summary_output.hpp"
+#include "tools/report/timeline.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#ifndef RSIM_SCENARIO_DIR
+#define RSIM_SCENARIO_DIR "scenarios"
+#endif
+
+namespace {
+
+using namespace rsim;
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kBadInput = 2;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunArgs {
+  std::string file;
+  std::string protocol;
+  std::string assignor;
+  std::int64_t seed = -1;
+  std::string timeline = "none";
+  std::string format = "table";
+  std::string out_dir;
+  bool heartbeats = false;
+};
+
+int cmd_validate(const std::vector<std::string>& files) {
+  int rc = kOk;
+  for (const auto& f : files) {
+    try {
+      const auto s = scenario::load_file(f);
+      std::cout << fmt::format("{}: ok ({}: {} members, {} events, protocol {})\n", f, s.name, s.members.size(),
+                               s.events.size(), s.protocol);
+    } catch (const scenario::InputError& e) {
+      std::cerr << e.what() << '\n';
+      rc = kBadInput;
+    }
+  }
+  return rc;
+}
+
+int cmd_list() {
+  std::cout << "protocols (* = simulated by this version)\n";
+  for (const auto& p : protocols::all_protocols())
+    std::cout << fmt::format("  {} {:<12} default assignor {:<19} {}\n", p.runnable ? '*' : ' ', p.name, p.default_assignor, p.summary);
+  std::cout << "assignors (* = implemented by this version)\n";
+  for (const auto& a : protocols::all_assignors())
+    std::cout << fmt::format("  {} {:<19} {:<9} {}\n", a.runnable ? '*' : ' ', a.name, protocols::family_name(a.family), a.summary);
+  std::cout << "bundled scenarios (" << RSIM_SCENARIO_DIR << ")\n";
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(RSIM_SCENARIO_DIR, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+      found.push_back(std::filesystem::relative(entry.path(), RSIM_SCENARIO_DIR).string());
+  std::sort(found.begin(), found.end());
+  for (const auto& f : found) {
+    std::string description;
+    try {
+      description = scenario::load_file(std::string(RSIM_SCENARIO_DIR) + "/" + f).description;
+    } catch (const scenario::InputError& e) {
+      description = fmt::format("(invalid: {})", e.message());
+    }
+    std::cout << fmt::format("    {:<32} {}\n", f, description);
+  }
+  return kOk;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError(fmt::format("--out: cannot write {}", path.string()));
+  out << text;
+}
+
+int cmd_run(const RunArgs& a) {
+  const auto s = scenario::load_file(a.file);
+  scenario::RunOptions o;
+  if (!a.protocol.empty()) o.protocol = a.protocol;
+  if (!a.assignor.empty()) {
+    const auto* p = protocols::find_protocol(scenario::effective_protocol(s, o));
+    if (protocols::find_assignor(p->family, a.assignor) == nullptr)
+      throw UsageError(fmt::format("--assignor: unknown {} assignor '{}'{}; one of: {}", protocols::family_name(p->family),
+                                   a.assignor, scenario::did_you_mean(a.assignor, protocols::assignor_names(p->family)),
+                                   fmt::join(protocols::assignor_names(p->family), ", ")));
+    o.assignor = a.assignor;
+  }
+  if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
+  if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
+    throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
+
+  const auto run = scenario::run(s, o);
+  const auto summary = metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from);
+  const auto expect = metrics::evaluate(s, summary);
+
+  report::TimelineOptions topts{a.heartbeats};
+  std::ostringstream text, jsonl, table, json;
+  report::write_text_timeline(text, run.trace.events(), topts);
+  report::write_jsonl_timeline(jsonl, run.trace.events());
+  report::write_summary_table(table, s, run, summary, expect);
+  report::write_summary_json(json, s, run, summary, expect);
+
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) throw UsageError(fmt::format("--out: cannot create {}: {}", a.out_dir, ec.message()));
+    const std::filesystem::path dir(a.out_dir);
+    write_file(dir / "timeline.txt", text.str());
+    write_file(dir / "timeline.jsonl", jsonl.str());
+    write_file(dir / "summary.json", json.str());
+    write_file(dir / "summary.txt", table.str());
+  }
+  if (a.format == "json") {
+    std::cout << json.str();
+  } else {
+    if (a.timeline == "text") std::cout << text.str() << '\n';
+    if (a.timeline == "jsonl") std::cout << jsonl.str() << '\n';
+    std::cout << table.str();
+  }
+  const bool failed = summary.violation || std::any_of(expect.begin(), expect.end(), [](const auto& e) { return !e.ok; });
+  if (failed) {
+    for (const auto& e : expect)
+      if (!e.ok) std::cerr << fmt::format("{}: expectation failed: {} want {}, got {}\n", a.file, e.name, e.want, e.got);
+    if (summary.violation) std::cerr << fmt::format("{}: invariant violated: {}\n", a.file, metrics::describe(*summary.violation));
+  }
+  return failed ? kFailed : kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rebalance-sim: a deterministic simulator of Kafka group rebalance protocols"};
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 an expectation or invariant failed, 2 bad input or usage.\n"
+             "Run 'rebalance-sim SUBCOMMAND --help' for a subcommand's options and examples.");
+
+  std::vector<std::string> validate_files;
+  auto* validate = app.add_subcommand("validate", "Check scenario files against the scenario contract");
+  validate->add_option("FILE", validate_files, "scenario files")->required();
+  validate->footer("Examples:\n  rebalance-sim validate scenarios/quickstart.yaml\n  rebalance-sim validate scenarios/*.yaml");
+
+  auto* list = app.add_subcommand("list", "List protocols, assignors and bundled scenarios");
+  list->footer("Example:\n  rebalance-sim list");
+
+  const auto protocol_views = protocols::protocol_names();
+  const std::vector<std::string> protocol_list(protocol_views.begin(), protocol_views.end());
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "Run one variant of a scenario and print its summary");
+  run->add_option("FILE", run_args.file, "scenario file")->required();
+  run->add_option("--protocol", run_args.protocol, "override the scenario's protocol")
+      ->check(CLI::IsMember(protocol_list));
+  run->add_option("--assignor", run_args.assignor, "override the scenario's assignor");
+  run->add_option("--seed", run_args.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  run->add_option("--timeline", run_args.timeline, "print the timeline: text, jsonl or none")
+      ->check(CLI::IsMember({"text", "jsonl", "none"}))
+      ->capture_default_str();
+  run->add_option("--format", run_args.format, "summary format: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  run->add_option("--out", run_args.out_dir, "also write timeline.txt, timeline.jsonl, summary.json and summary.txt here");
+  run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
+  run->footer("Examples:\n"
+              "  rebalance-sim run scenarios/quickstart.yaml --timeline text\n"
+              "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
+              "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kBadInput;
+  }
+
+  try {
+    if (*validate) return cmd_validate(validate_files);
+    if (*list) return cmd_list();
+    if (*run) return cmd_run(run_args);
+  } catch (const scenario::InputError& e) {
+    std::cerr << e.what() << '\n';
+    return kBadInput;
+  } catch (const UsageError& e) {
+    std::cerr << "rebalance-sim: " << e.what() << '\n';
+    return kBadInput;
+  }
+  return kBadInput;
+}

@@ -1,0 +1,54 @@
+#include "tools/report/summary_output.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace rsim::report {
+
+void write_summary_table(std::ostream& out, const scenario::Scenario& s, const scenario::RunResult& run,
+                         const metrics::Summary& m, const std::vector<metrics::ExpectResult>& expect) {
+  out << fmt::format("scenario          {} (protocol {}, assignor {}, seed {})\n", s.name, run.protocol, run.assignor, run.seed);
+  out << fmt::format("window            {} .. {}\n", m.window_start ? format_time(*m.window_start) : std::string("never stable"),
+                     format_time(m.end));
+  out << fmt::format("rebalances        {}\n", m.rebalances);
+  out << fmt::format("moves             {}\n", m.moves);
+  out << fmt::format("revocations       {}\n", m.revocations);
+  out << fmt::format("final-generation  {}\n", m.final_generation);
+  out << fmt::format("invariants        {}\n", m.violation ? metrics::describe(*m.violation) : std::string("ok"));
+  out << "final-assignment\n";
+  for (const auto& [member, resources] : m.final_assignment)
+    out << fmt::format("  {:<14}  {}\n", member, fmt::join(resources, " "));
+  if (!expect.empty()) {
+    out << "expect\n";
+    for (const auto& e : expect)
+      out << fmt::format("  {:<4} {:<18} want {}  got {}\n", e.ok ? "ok" : "FAIL", e.name, e.want, e.got);
+  }
+}
+
+void write_summary_json(std::ostream& out, const scenario::Scenario& s, const scenario::RunResult& run,
+                        const metrics::Summary& m, const std::vector<metrics::ExpectResult>& expect) {
+  nlohmann::ordered_json j;
+  j["scenario"] = s.name;
+  j["protocol"] = run.protocol;
+  j["assignor"] = run.assignor;
+  j["seed"] = run.seed;
+  nlohmann::ordered_json metrics;
+  metrics["rebalances"] = m.rebalances;
+  metrics["moves"] = m.moves;
+  metrics["revocations"] = m.revocations;
+  metrics["final-generation"] = m.final_generation;
+  metrics["invariants"] = m.violation ? metrics::describe(*m.violation) : std::string("ok");
+  j["metrics"] = metrics;
+  j["window"] = {{"from", m.window_start ? nlohmann::json(static_cast<double>(micros(*m.window_start)) / 1e6) : nlohmann::json()},
+                 {"to", static_cast<double>(micros(m.end)) / 1e6}};
+  nlohmann::ordered_json fa = nlohmann::ordered_json::object();
+  for (const auto& [member, resources] : m.final_assignment) fa[member] = resources;
+  j["final-assignment"] = fa;
+  nlohmann::ordered_json ex = nlohmann::ordered_json::array();
+  for (const auto& e : expect) ex.push_back({{"name", e.name}, {"want", e.want}, {"got", e.got}, {"ok", e.ok}});
+  j["expect"] = ex;
+  out << j.dump(2) << '\n';
+}
+
+}  // namespace rsim::report
