@@ -12,29 +12,45 @@ void Ownership::apply(const TraceEvent& ev) {
     if (resources == nullptr) return;
     for (const auto& r : *resources) {
       auto& holders = owners_[r];
-      for (const auto& h : holders)
-        if (h != ev.actor && double_) double_(ev.at, r, h, ev.actor);
+      for (const auto& h : holders) {
+        if (h == ev.actor) continue;
+        if (removed_.count(h) != 0) {
+          zombies_.push_back(Zombie{r, h, ev.actor, ev.at, std::nullopt});
+        } else if (double_) {
+          double_(ev.at, r, h, ev.actor);
+        }
+      }
       auto last = last_owner_.find(r);
       if (last != last_owner_.end() && last->second != ev.actor && move_) move_(ev.at, r, last->second, ev.actor);
       holders.insert(ev.actor);
       last_owner_[r] = ev.actor;
     }
   } else if (ev.kind == "revoked" || ev.kind == "lost") {
-    if (const auto* resources = ev.list("resources")) release(ev.actor, *resources);
+    if (const auto* resources = ev.list("resources")) release(ev.at, ev.actor, *resources);
   } else if (ev.kind == "crash" || ev.kind == "stopped") {
-    release_all(ev.actor);
+    release_all(ev.at, ev.actor);
+  } else if (ev.kind == "member-removed" && ev.actor == "coordinator") {
+    if (const std::string* m = ev.text("member")) removed_.insert(*m);
+  } else if (ev.kind == "joined") {
+    removed_.erase(ev.actor);
   }
 }
 
-void Ownership::release(const std::string& member, const std::vector<std::string>& resources) {
+void Ownership::end_zombie(Time at, const std::string& member, const std::string& resource) {
+  for (auto& z : zombies_)
+    if (!z.to && z.holder == member && z.resource == resource) z.to = at;
+}
+
+void Ownership::release(Time at, const std::string& member, const std::vector<std::string>& resources) {
   for (const auto& r : resources) {
     auto it = owners_.find(r);
-    if (it != owners_.end()) it->second.erase(member);
+    if (it != owners_.end() && it->second.erase(member) != 0) end_zombie(at, member, r);
   }
 }
 
-void Ownership::release_all(const std::string& member) {
-  for (auto& [r, holders] : owners_) holders.erase(member);
+void Ownership::release_all(Time at, const std::string& member) {
+  for (auto& [r, holders] : owners_)
+    if (holders.erase(member) != 0) end_zombie(at, member, r);
 }
 
 const std::set<std::string>& Ownership::owners(const std::string& resource) const {

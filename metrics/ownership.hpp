@@ -4,17 +4,32 @@
 // their Kafka member id, so a bounced member that gets its partitions back has
 // made no move. Ownership starts at `assigned` and ends at `revoked`, `lost`,
 // `crash` or `stopped`.
+//
+// The classic protocol cannot stop a member it has removed from the group (a
+// frozen process, a network cut) from still believing it owns its
+// partitions. When the coordinator had removed the old holder before the
+// resource was given to someone else, the overlap is a *zombie* (recorded,
+// as Kafka engineers know it) rather than a broken invariant.
 #pragma once
 
 #include "sim/trace.hpp"
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace rsim::metrics {
+
+struct Zombie {
+  std::string resource;
+  std::string holder;     // removed from the group, still holding
+  std::string newcomer;
+  Time from;
+  std::optional<Time> to;  // when the holder let go; unset if it never did
+};
 
 class Ownership {
  public:
@@ -31,14 +46,18 @@ class Ownership {
   void apply(const TraceEvent& ev);
 
   const std::set<std::string>& owners(const std::string& resource) const;
+  const std::vector<Zombie>& zombies() const { return zombies_; }
   std::map<std::string, std::set<std::string>> by_member() const;
 
  private:
-  void release(const std::string& member, const std::vector<std::string>& resources);
-  void release_all(const std::string& member);
+  void release(Time at, const std::string& member, const std::vector<std::string>& resources);
+  void release_all(Time at, const std::string& member);
+  void end_zombie(Time at, const std::string& member, const std::string& resource);
 
   std::map<std::string, std::set<std::string>> owners_;      // resource -> members
   std::map<std::string, std::string> last_owner_;            // resource -> member
+  std::set<std::string> removed_;  // removed by the coordinator, not rejoined since
+  std::vector<Zombie> zombies_;
   DoubleOwnership double_;
   Move move_;
 };

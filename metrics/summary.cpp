@@ -98,6 +98,7 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     if (ev.kind == "revoking" && counted)
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
   }
+  s.zombies = ownership.zombies();
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
   for (auto& [member, owned] : ownership.by_member()) {

@@ -2,6 +2,7 @@
 // trace; they never reach into actors). Definitions: DESIGN.md, "metrics/".
 #pragma once
 
+#include "metrics/ownership.hpp"
 #include "sim/trace.hpp"
 
 #include <map>
@@ -28,6 +29,9 @@ struct Summary {
   int final_generation = 0;
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant
+  // Resources still held by a member the coordinator had removed when they
+  // were given to another (classic protocol, frozen or cut-off members).
+  std::vector<Zombie> zombies;
 };
 
 // `resources` lists every resource in declaration order (it orders the final

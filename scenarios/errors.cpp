@@ -45,8 +45,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string_v
       best = c;
     }
   }
+  // A typo changes a few characters, never most of the word.
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  if (best.empty() || best_d > limit) return {};
+  if (best.empty() || best_d > limit || best_d >= word.size()) return {};
   return std::string(best);
 }
 

@@ -703,7 +703,12 @@ Expectation Loader::expectation(const std::string& name, const YAML::Node& n) co
 }
 
 void Loader::expect(const YAML::Node& n) {
-  for (const auto& [key, v] : entries(n, "expect", metric_name_list())) s_.expect.push_back(expectation(key, v));
+  entries(n, "expect", metric_name_list());  // shape and key checks
+  for (const auto& kv : n) {
+    Expectation x = expectation(kv.first.Scalar(), kv.second);
+    x.mark = mark_of(kv.first);  // messages about a metric point at its name
+    s_.expect.push_back(std::move(x));
+  }
 }
 
 // ---------------------------------------------------------------- cross-checks --

@@ -38,23 +38,27 @@ std::optional<std::uint64_t> scaled(std::string_view number, std::uint64_t scale
     return std::nullopt;
   }
   std::uint64_t result = w * scale;
-  std::uint64_t place = scale;
+  // The fraction F / 10^k must give a whole number of base units: F * scale
+  // divisible by 10^k.
+  if (frac.size() > 12) {
+    why = "too many decimals";
+    return std::nullopt;
+  }
+  std::uint64_t f = 0, ten_k = 1;
   for (char c : frac) {
     if (c < '0' || c > '9') {
       why = "malformed number";
       return std::nullopt;
     }
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (place % 10 != 0) {
-      if (digit != 0) {
-        why = "more precision than the unit allows";
-        return std::nullopt;
-      }
-      continue;
-    }
-    place /= 10;
-    result += digit * place;
+    f = f * 10 + static_cast<std::uint64_t>(c - '0');
+    ten_k *= 10;
   }
+  const unsigned __int128 part = static_cast<unsigned __int128>(f) * scale;
+  if (part % ten_k != 0) {
+    why = "more precision than the unit allows";
+    return std::nullopt;
+  }
+  result += static_cast<std::uint64_t>(part / ten_k);
   return result;
 }
 

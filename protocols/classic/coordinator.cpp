@@ -180,7 +180,6 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   if (m->awaiting_sync) (*m->awaiting_sync)(SyncGroupResponse::failed(Error::FencedInstanceId));
   m->awaiting_join.reset();
   m->awaiting_sync.reset();
-  const bool metadata_changed = !(m->subscription == req.subscription);
   m->subscription = req.subscription;
   m->session_timeout = req.session_timeout;
   m->rebalance_timeout = req.rebalance_timeout;
@@ -188,14 +187,11 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   emit("member-replaced", {{"member", req.client_id}, {"old-member-id", old_id}, {"member-id", m->id}});
   switch (state_) {
     case GroupState::Stable:
-      if (!metadata_changed) {
-        // No rebalance: the member gets the current generation's assignment.
-        reschedule_deadline(*m, m->session_timeout);
-        reply_current_generation(*m, reply);
-        return;
-      }
-      m->awaiting_join = std::move(reply);
-      prepare_rebalance(fmt::format("static member {} rejoined with new metadata", m->id));
+      // Kafka rebalances here only if the group's selected protocol would
+      // change; every member of a simulated group speaks the same one, so the
+      // member gets the current generation's assignment back, no rebalance.
+      reschedule_deadline(*m, m->session_timeout);
+      reply_current_generation(*m, reply);
       return;
     case GroupState::CompletingRebalance:
       m->awaiting_join = std::move(reply);

@@ -16,6 +16,7 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
   out << fmt::format("revocations       {}\n", m.revocations);
   out << fmt::format("final-generation  {}\n", m.final_generation);
   out << fmt::format("invariants        {}\n", m.violation ? metrics::describe(*m.violation) : std::string("ok"));
+  out << fmt::format("zombies           {}\n", m.zombies.size());
   out << "final-assignment\n";
   for (const auto& [member, resources] : m.final_assignment)
     out << fmt::format("  {:<14}  {}\n", member, fmt::join(resources, " "));
@@ -39,6 +40,7 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   metrics["revocations"] = m.revocations;
   metrics["final-generation"] = m.final_generation;
   metrics["invariants"] = m.violation ? metrics::describe(*m.violation) : std::string("ok");
+  metrics["zombies"] = m.zombies.size();
   j["metrics"] = metrics;
   j["window"] = {{"from", m.window_start ? nlohmann::json(static_cast<double>(micros(*m.window_start)) / 1e6) : nlohmann::json()},
                  {"to", static_cast<double>(micros(m.end)) / 1e6}};

@@ -1,0 +1,149 @@
+// End-to-end: the rebalance-sim binary as a user runs it.
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+#include "tools/report/timeline.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace rsim;
+
+namespace {
+const std::string kSource = RSIM_SOURCE_DIR;
+const std::string kBinary = RSIM_BINARY;
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result cli(const std::string& args) {
+  static int n = 0;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("rsim-cli-{}-{}", ::getpid(), n++);
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const std::string cmd = fmt::format("cd '{}' && '{}' {} >'{}' 2>'{}'", kSource, kBinary, args, out, err);
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+std::string jsonl(const scenario::Scenario& s, std::uint64_t seed) {
+  scenario::RunOptions o;
+  o.seed = seed;
+  const auto r = scenario::run(s, o);
+  std::ostringstream out;
+  report::write_jsonl_timeline(out, r.trace.events());
+  return out.str();
+}
+}  // namespace
+
+TEST_SUITE("cli") {
+TEST_CASE("run: same scenario and seed give byte-identical JSON Lines; another seed with random latency differs") {
+  const auto s = scenario::load_text(R"(
+name: random-latency
+duration: 90s
+network: {latency: {uniform: [0.5ms, 4ms]}}
+topics: [{name: T, partitions: 6}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T], start: 2s}]
+events: [{at: 30s, crash: C}]
+)", "random.yaml");
+  const std::string a = jsonl(s, 5), b = jsonl(s, 5), c = jsonl(s, 6);
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK(a.size() > 1000);
+  // And through the binary, whole output included.
+  const auto r1 = cli("run scenarios/quickstart.yaml --timeline jsonl --seed 3");
+  const auto r2 = cli("run scenarios/quickstart.yaml --timeline jsonl --seed 3");
+  CHECK(r1.code == 0);
+  CHECK(r1.out == r2.out);
+}
+
+TEST_CASE("JSON Lines carry the stable field names") {
+  const auto r = cli("run scenarios/quickstart.yaml --timeline jsonl");
+  REQUIRE(r.code == 0);
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  CHECK(first == R"({"time_us":0,"actor":"scenario","event":"run","scenario":"quickstart","protocol":"eager","assignor":"range"})");
+  CHECK(r.out.find(R"("actor":"coordinator","event":"generation","generation":1,"leader":"A","members":["A","B","C"]})") != std::string::npos);
+}
+
+TEST_CASE("run --format json prints the contract's summary object") {
+  const auto r = cli("run scenarios/quickstart.yaml --format json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"scenario\": \"quickstart\"") != std::string::npos);
+  CHECK(r.out.find("\"rebalances\": 2") != std::string::npos);
+  CHECK(r.out.find("\"final-generation\": 3") != std::string::npos);
+  CHECK(r.out.find("\"invariants\": \"ok\"") != std::string::npos);
+  CHECK(r.out.find("\"final-assignment\": {") != std::string::npos);
+  CHECK(r.out.find("\"ok\": true") != std::string::npos);
+}
+
+TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
+  CHECK(cli("run scenarios/quickstart.yaml").code == 0);
+  CHECK(cli("validate scenarios/quickstart.yaml").code == 0);
+  CHECK(cli("list").code == 0);
+  CHECK(cli("--help").code == 0);
+  CHECK(cli("run --help").code == 0);
+
+  const auto bad = cli("validate tests/bad/unknown-top-key.yaml");
+  CHECK(bad.code == 2);
+  CHECK(bad.err == "tests/bad/unknown-top-key.yaml:3:1: unknown key 'durration' in the scenario (did you mean 'duration'?)\n");
+
+  const auto failing = cli("run tests/scenarios/failing-expectation.yaml");
+  CHECK(failing.code == 1);
+  CHECK(failing.err.find("expectation failed: rebalances want 5, got 1") != std::string::npos);
+
+  const auto uncomputed = cli("run tests/scenarios/uncomputed-metric.yaml");
+  CHECK(uncomputed.code == 2);
+  CHECK(uncomputed.err.find("uncomputed-metric.yaml:7:3: metric 'downtime.total' is not computed by this version yet") != std::string::npos);
+
+  CHECK(cli("run scenarios/quickstart.yaml --protocol bogus").code == 2);
+  CHECK(cli("run scenarios/quickstart.yaml --timeline pdf").code == 2);
+  CHECK(cli("run scenarios/quickstart.yaml --assignor uniform").code == 2);
+  CHECK(cli("run scenarios/quickstart.yaml --format json --timeline text").code == 2);
+  CHECK(cli("run no-such-file.yaml").code == 2);
+  CHECK(cli("frobnicate").code == 2);
+  CHECK(cli("").code == 2);
+  const auto unsupported = cli("run scenarios/quickstart.yaml --protocol consumer");
+  CHECK(unsupported.code == 2);
+  CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
+}
+
+TEST_CASE("run --out writes the timeline and the summary files") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("rsim-out-{}", ::getpid());
+  const auto r = cli(fmt::format("run scenarios/quickstart.yaml --out '{}'", dir.string()));
+  CHECK(r.code == 0);
+  for (const char* f : {"timeline.txt", "timeline.jsonl", "summary.json", "summary.txt"})
+    CHECK(std::filesystem::file_size(dir / f) > 100);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("validate and run accept every bundled scenario") {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kSource + "/scenarios")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string rel = std::filesystem::relative(e.path(), kSource).string();
+    CAPTURE(rel);
+    CHECK(cli("validate " + rel).code == 0);
+    CHECK(cli("run " + rel).code == 0);
+  }
+}
+}

@@ -1,0 +1,98 @@
+#include "sim/kernel.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace rsim;
+using namespace std::chrono_literals;
+
+TEST_SUITE("kernel") {
+TEST_CASE("events run in time order, equal times in scheduling order") {
+  Kernel k;
+  std::string order;
+  k.schedule_at(time_at(5ms), [&] { order += "c"; });
+  k.schedule_at(time_at(1ms), [&] { order += "a"; });
+  for (char c = 'd'; c <= 'k'; ++c) k.schedule_at(time_at(5ms), [&order, c] { order += c; });
+  k.schedule_at(time_at(2ms), [&] { order += "b"; });
+  k.run();
+  CHECK(order == "abcdefghijk");
+  CHECK(k.now() == time_at(5ms));
+}
+
+TEST_CASE("an event scheduled for now by a running event runs after those already queued for now") {
+  Kernel k;
+  std::string order;
+  k.schedule_at(time_at(1ms), [&] {
+    order += "a";
+    k.schedule_in(Duration{0}, [&] { order += "c"; });
+  });
+  k.schedule_at(time_at(1ms), [&] { order += "b"; });
+  k.run();
+  CHECK(order == "abc");
+}
+
+TEST_CASE("cancelled events never run, and a stale handle cancels nothing") {
+  Kernel k;
+  int ran = 0;
+  const EventId a = k.schedule_at(time_at(1ms), [&] { ran += 1; });
+  const EventId b = k.schedule_at(time_at(2ms), [&] { ran += 10; });
+  CHECK(k.pending(a));
+  CHECK(k.cancel(a));
+  CHECK_FALSE(k.pending(a));
+  CHECK_FALSE(k.cancel(a));
+  k.run();
+  CHECK(ran == 10);
+  CHECK_FALSE(k.pending(b));
+  // b's slot is reused by c; the old handle must not reach c.
+  const EventId c = k.schedule_at(time_at(3ms), [&] { ran += 100; });
+  CHECK(c.slot == b.slot);
+  CHECK_FALSE(k.cancel(b));
+  k.run();
+  CHECK(ran == 110);
+}
+
+TEST_CASE("run_until stops at the horizon, runs events at it, and moves the clock there") {
+  Kernel k;
+  std::vector<int> seen;
+  for (int i = 1; i <= 5; ++i) k.schedule_at(time_at(Duration{i * 1000}), [&seen, i] { seen.push_back(i); });
+  CHECK(k.run_until(time_at(3ms)) == 3);
+  CHECK(seen == std::vector<int>{1, 2, 3});
+  CHECK(k.now() == time_at(3ms));
+  CHECK(k.pending_count() == 2);
+  k.run_until(time_at(10ms));
+  CHECK(k.now() == time_at(10ms));
+  CHECK(k.executed() == 5);
+}
+
+TEST_CASE("a re-armed timer fires once, at its last deadline") {
+  Kernel k;
+  Timer t(k);
+  std::vector<Time> fired;
+  t.arm_at(time_at(10ms), [&] { fired.push_back(k.now()); });
+  k.schedule_at(time_at(5ms), [&] { t.arm_in(20ms, [&] { fired.push_back(k.now()); }); });
+  k.run();
+  REQUIRE(fired.size() == 1);
+  CHECK(fired[0] == time_at(25ms));
+  CHECK_FALSE(t.armed());
+}
+
+TEST_CASE("many interleaved schedules and cancels keep the order contract") {
+  Kernel k;
+  std::vector<std::pair<std::int64_t, int>> ran;
+  std::vector<EventId> ids;
+  for (int i = 0; i < 2000; ++i) {
+    const std::int64_t at = (i * 7919) % 101;  // many equal times
+    ids.push_back(k.schedule_at(time_at(Duration{at}), [&ran, at, i] { ran.emplace_back(at, i); }));
+  }
+  for (int i = 0; i < 2000; i += 3) k.cancel(ids[static_cast<std::size_t>(i)]);
+  k.run();
+  CHECK(ran.size() == 2000 - 667);
+  for (std::size_t i = 1; i < ran.size(); ++i) {
+    CHECK(ran[i - 1].first <= ran[i].first);
+    if (ran[i - 1].first == ran[i].first) CHECK(ran[i - 1].second < ran[i].second);
+  }
+  for (const auto& r : ran) CHECK(r.second % 3 != 0);
+}
+}

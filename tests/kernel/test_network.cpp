@@ -1,0 +1,103 @@
+#include "sim/network.hpp"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace rsim;
+using namespace std::chrono_literals;
+
+namespace {
+struct Net {
+  Kernel kernel;
+  Trace trace;
+  Network net;
+  NodeId a, b;
+  explicit Net(LatencyModel lat, double drop = 0.0, std::uint64_t seed = 1)
+      : net(kernel, trace, lat, drop, Rng::stream(seed, "network")), a(net.add_node("a")), b(net.add_node("b")) {}
+};
+}  // namespace
+
+TEST_SUITE("kernel") {
+TEST_CASE("fixed latency delivers exactly after the latency") {
+  Net n(LatencyModel::fixed(2ms));
+  Time got{};
+  n.kernel.schedule_at(time_at(10ms), [&] { n.net.send(n.a, n.b, "m", [&] { got = n.kernel.now(); }); });
+  n.kernel.run();
+  CHECK(got == time_at(12ms));
+  CHECK(n.net.stats().delivered == 1);
+}
+
+TEST_CASE("uniform and exponential latencies have the configured means") {
+  for (const auto& [model, mean] : {std::pair{LatencyModel::uniform(1ms, 3ms), 2000.0},
+                                    std::pair{LatencyModel::exponential(2ms), 2000.0}}) {
+    Net n(model);
+    Rng rng = Rng::stream(9, "latency");
+    double sum = 0;
+    const int draws = 100000;
+    for (int i = 0; i < draws; ++i) {
+      const Duration d = model.sample(rng);
+      REQUIRE(d >= Duration{0});
+      if (model.kind == LatencyModel::Kind::Uniform) {
+        REQUIRE(d >= 1ms);
+        REQUIRE(d <= 3ms);
+      }
+      sum += static_cast<double>(d.count());
+    }
+    CHECK(sum / draws == doctest::Approx(mean).epsilon(0.02));
+    CHECK(model.mean_us() == mean);
+  }
+}
+
+TEST_CASE("messages on one link arrive in the order they were sent") {
+  Net n(LatencyModel::exponential(5ms));
+  std::vector<int> got;
+  for (int i = 0; i < 200; ++i)
+    n.kernel.schedule_at(time_at(Duration{i * 100}), [&n, &got, i] { n.net.send(n.a, n.b, "m", [&got, i] { got.push_back(i); }); });
+  n.kernel.run();
+  REQUIRE(got.size() == 200);
+  for (int i = 0; i < 200; ++i) CHECK(got[static_cast<std::size_t>(i)] == i);
+}
+
+TEST_CASE("drop probability loses about that share of messages, and traces each loss") {
+  Net n(LatencyModel::fixed(1ms), 0.3);
+  int delivered = 0;
+  for (int i = 0; i < 10000; ++i) n.net.send(n.a, n.b, "m", [&] { ++delivered; });
+  n.kernel.run();
+  CHECK(delivered == doctest::Approx(7000).epsilon(0.05));
+  CHECK(n.net.stats().dropped == static_cast<std::uint64_t>(10000 - delivered));
+  CHECK(n.trace.events().size() == n.net.stats().dropped);
+  CHECK(n.trace.events().front().kind == "message-lost");
+  CHECK(*n.trace.events().front().text("reason") == "drop");
+}
+
+TEST_CASE("a cut loses messages sent during it and messages arriving during it") {
+  Net n(LatencyModel::fixed(10ms));
+  std::vector<int> got;
+  n.net.send(n.a, n.b, "m", [&] { got.push_back(1); });  // arrives at 10ms, during the cut
+  n.kernel.schedule_at(time_at(5ms), [&] { n.net.cut(n.a, n.b); });
+  n.kernel.schedule_at(time_at(6ms), [&] { n.net.send(n.b, n.a, "m", [&] { got.push_back(2); }); });
+  n.kernel.schedule_at(time_at(20ms), [&] { n.net.heal(n.a, n.b); });
+  n.kernel.schedule_at(time_at(21ms), [&] { n.net.send(n.a, n.b, "m", [&] { got.push_back(3); }); });
+  n.kernel.run();
+  CHECK(got == std::vector<int>{3});
+  CHECK(n.net.stats().cut == 2);
+}
+
+TEST_CASE("a message to a process that died, even one that restarted since, is lost") {
+  Net n(LatencyModel::fixed(10ms));
+  std::vector<int> got;
+  n.net.send(n.a, n.b, "m", [&] { got.push_back(1); });
+  n.kernel.schedule_at(time_at(2ms), [&] { n.net.crash(n.b); });
+  n.kernel.schedule_at(time_at(4ms), [&] { n.net.restart(n.b); });
+  n.kernel.schedule_at(time_at(5ms), [&] { n.net.send(n.a, n.b, "m", [&] { got.push_back(2); }); });
+  n.kernel.run();
+  CHECK(got == std::vector<int>{2});
+  CHECK(n.net.stats().dead == 1);
+  // A dead process sends nothing.
+  n.net.crash(n.a);
+  n.net.send(n.a, n.b, "m", [&] { got.push_back(3); });
+  n.kernel.run();
+  CHECK(got == std::vector<int>{2});
+}
+}

@@ -1,0 +1,241 @@
+// Exact timelines of the classic group under the eager protocol, computed by
+// hand from the protocol rules in ../shared/reference/ (sections 1, 3, 11).
+#include "metrics/summary.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+using namespace rsim;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<std::string> lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
+  std::vector<std::string> out;
+  for (const auto& ev : r.trace.events()) {
+    if (kinds.count(ev.kind) == 0) continue;
+    std::string line = fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
+    if (auto g = ev.integer("generation")) line += fmt::format(" g{}", *g);
+    if (const auto* rs = ev.list("resources")) line += fmt::format(" [{}]", fmt::join(*rs, ","));
+    if (const auto* to = ev.text("to")) line += " " + *to;
+    out.push_back(line);
+  }
+  return out;
+}
+
+const char* kTwoMembers = R"(
+name: two
+duration: 40s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+network: {latency: 1ms}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]
+events: [{at: 20s, crash: B}]
+)";
+
+}  // namespace
+
+TEST_SUITE("protocols") {
+// Both members join at 0 with the MEMBER_ID_REQUIRED round trip (added at
+// 3 ms). The initial delay of 3 s is extended once because B was added after
+// the timer started (same millisecond counts): generation 1 forms at 6.003 s.
+// Heartbeats are phase-locked to the SyncGroup response at 6.006 s, so B's
+// last heartbeat before its crash at 20 s reaches the coordinator at
+// 18.007 s; its session (10 s) expires at 28.007 s. A learns at its next
+// heartbeat (sent 30.006 s, answered REBALANCE_IN_PROGRESS at 30.008 s),
+// revokes everything (eager), rejoins, and generation 2 gives it all four.
+TEST_CASE("eager: a group forms with the initial delay, a crash is detected at session timeout") {
+  const auto s = scenario::load_text(kTwoMembers, "two.yaml");
+  const auto r = scenario::run(s);
+  const std::vector<std::string> want{
+      "0.003s coordinator member-added",
+      "0.003s coordinator state PreparingRebalance",
+      "0.003s coordinator member-added",
+      "6.003s coordinator state CompletingRebalance",
+      "6.003s coordinator generation g1",
+      "6.005s coordinator state Stable",
+      "6.005s coordinator stable g1",
+      "6.006s A assigned g1 [T-0,T-1]",
+      "6.006s B assigned g1 [T-2,T-3]",
+      "20.000s B crash [T-2,T-3]",
+      "28.007s coordinator member-removed",
+      "28.007s coordinator state PreparingRebalance",
+      "30.008s A revoking [T-0,T-1]",
+      "30.008s A revoked [T-0,T-1]",
+      "30.009s coordinator state CompletingRebalance",
+      "30.009s coordinator generation g2",
+      "30.011s coordinator state Stable",
+      "30.011s coordinator stable g2",
+      "30.012s A assigned g2 [T-0,T-1,T-2,T-3]",
+  };
+  CHECK(lines(r, {"member-added", "member-removed", "state", "generation", "stable", "assigned", "revoking",
+                  "revoked", "crash"}) == want);
+  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  REQUIRE(m.window_start);
+  CHECK(*m.window_start == time_at(Duration{6'006'000}));
+  CHECK(m.rebalances == 1);
+  CHECK(m.moves == 2);         // T-2 and T-3 from B to A
+  CHECK(m.revocations == 2);   // A revoked T-0 and T-1 (B crashed: nothing revoked)
+  CHECK(m.final_generation == 2);
+  CHECK_FALSE(m.violation);
+  CHECK(m.final_assignment == std::map<std::string, std::vector<std::string>>{{"A", {"T-0", "T-1", "T-2", "T-3"}}});
+}
+
+TEST_CASE("eager: the coordinator removes a crashed member session.timeout.ms after its last heartbeat") {
+  // Over many crash instants the detection delay stays within
+  // [session - heartbeat, session] of the crash (plus one network hop).
+  for (int crash_ms = 20000; crash_ms < 23000; crash_ms += 250) {
+    const std::string text = fmt::format(R"(
+name: crash
+duration: 60s
+config: {{session.timeout.ms: 10000, heartbeat.interval.ms: 3000}}
+topics: [{{name: T, partitions: 2}}]
+members: [{{id: A, subscribe: [T]}}, {{id: B, subscribe: [T]}}]
+events: [{{at: {}ms, crash: B}}]
+)", crash_ms);
+    const auto r = scenario::run(scenario::load_text(text, "crash.yaml"));
+    std::optional<Time> removed;
+    for (const auto& ev : r.trace.events())
+      if (ev.kind == "member-removed" && *ev.text("member") == "B") removed = ev.at;
+    REQUIRE(removed);
+    const Duration delay = *removed - time_at(Duration{crash_ms * 1000});
+    CAPTURE(crash_ms);
+    CHECK(delay >= Duration{7s});
+    CHECK(delay <= Duration{10s} + Duration{1ms});
+  }
+}
+
+TEST_CASE("eager: a clean leave rebalances at once; revoke and assign costs delay processing") {
+  const auto s = scenario::load_text(R"(
+name: leave
+duration: 30s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+costs: {revoke: 10ms, assign: 5ms}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events: [{at: 10s, leave: B}]
+)", "leave.yaml");
+  const auto r = scenario::run(s);
+  // B revokes its two partitions (20 ms) before LeaveGroup reaches the
+  // coordinator at 10.021 s; A hears of the rebalance at its heartbeat
+  // (12.000 s, answered 12.002 s), revokes (20 ms), rejoins; the new
+  // generation is stable at 12.025 s and A is ready after 4 x 5 ms.
+  const std::vector<std::string> want{
+      "0.000s coordinator generation g1",
+      "0.000s coordinator stable g1",
+      "0.000s A assigned g1 [T-0,T-1]",
+      "0.000s A ready [T-0,T-1]",
+      "0.000s B assigned g1 [T-2,T-3]",
+      "0.000s B ready [T-2,T-3]",
+      "10.000s B revoking [T-2,T-3]",
+      "10.020s B revoked [T-2,T-3]",
+      "10.020s B stopped",
+      "10.021s coordinator member-removed",
+      "10.021s coordinator state PreparingRebalance",
+      "12.002s A revoking [T-0,T-1]",
+      "12.022s A revoked [T-0,T-1]",
+      "12.023s coordinator state CompletingRebalance",
+      "12.023s coordinator generation g2",
+      "12.025s coordinator state Stable",
+      "12.025s coordinator stable g2",
+      "12.026s A assigned g2 [T-0,T-1,T-2,T-3]",
+      "12.046s A ready [T-0,T-1,T-2,T-3]",
+  };
+  CHECK(lines(r, {"member-removed", "state", "generation", "stable", "assigned", "ready", "revoking", "revoked",
+                  "stopped"}) == want);
+}
+
+TEST_CASE("static member: a bounce within the session timeout causes no rebalance") {
+  const auto s = scenario::load_text(R"(
+name: static
+duration: 60s
+config: {session.timeout.ms: 30000, heartbeat.interval.ms: 3000}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T], instance-id: a}, {id: B, subscribe: [T], instance-id: b}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events: [{at: 10s, bounce: B, down: 5s}]
+)", "static.yaml");
+  const auto r = scenario::run(s);
+  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  CHECK(m.rebalances == 0);
+  CHECK(m.final_generation == 1);
+  CHECK(m.moves == 0);
+  CHECK(m.final_assignment.at("B") == std::vector<std::string>{"T-2", "T-3"});
+  // B is back with its partitions one round trip after its restart at 15 s.
+  bool regained = false;
+  for (const auto& ev : r.trace.events())
+    if (ev.actor == "B" && ev.kind == "assigned" && ev.at == time_at(Duration{15'004'000})) regained = true;
+  CHECK(regained);
+}
+
+// Safety over many seeds: whatever the faults, no resource is owned by two
+// members in good standing, and generations only grow. Liveness: without
+// message loss, the group converges with every partition owned once.
+TEST_CASE("invariants hold over many seeds, and the group converges when no message is lost") {
+  const std::string base = R"(
+name: noisy
+duration: 4m
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+network: {latency: {exponential: 3ms}, drop: DROP}
+costs: {revoke: 5ms, assign: 5ms}
+topics: [{name: T, partitions: 12}, {name: U, partitions: 5}]
+members: {count: 5, prefix: m, subscribe: [T, U]}
+events:
+  - {at: 20s, join: x, subscribe: [T]}
+  - {at: 40s, crash: m001}
+  - {at: 60s, bounce: m002, down: 3s}
+  - {at: 80s, pause: m003, for: 15s}
+  - {at: 100s, isolate: m004, for: 12s}
+  - {at: 120s, rolling-restart: [m000, x], down: 2s, interval: 5s}
+)";
+  for (const char* drop : {"0.0", "0.02"}) {
+    std::string text = base;
+    text.replace(text.find("DROP"), 4, drop);
+    const auto s = scenario::load_text(text, "noisy.yaml");
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      CAPTURE(drop);
+      CAPTURE(seed);
+      scenario::RunOptions o;
+      o.seed = seed;
+      const auto r = scenario::run(s, o);
+      const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+      if (m.violation) FAIL(metrics::describe(*m.violation));
+      REQUIRE(m.window_start);
+      if (std::string(drop) != "0.0") continue;
+      std::size_t owned = 0;
+      for (const auto& [member, rs] : m.final_assignment) owned += rs.size();
+      CHECK(owned == 17);
+    }
+  }
+}
+
+TEST_CASE("a member frozen past its session timeout keeps its partitions as a zombie, not a violation") {
+  const auto s = scenario::load_text(R"(
+name: zombie
+duration: 60s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+topics: [{name: T, partitions: 2}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]
+initial-assignment: {A: [T-0], B: [T-1]}
+events: [{at: 10s, pause: B, for: 20s}]
+)", "zombie.yaml");
+  const auto r = scenario::run(s);
+  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  CHECK_FALSE(m.violation);
+  // B's last heartbeat reached the coordinator at 9.001 s: removed at
+  // 19.001 s; A rejoins at its 21 s heartbeat and is given T-1 at 21.006 s
+  // while B, frozen, still holds it until it thaws at 30 s and learns it was
+  // removed (UNKNOWN_MEMBER_ID at 30.002 s: onPartitionsLost).
+  REQUIRE(m.zombies.size() == 1);
+  CHECK(m.zombies[0].resource == "T-1");
+  CHECK(m.zombies[0].holder == "B");
+  CHECK(m.zombies[0].from == time_at(Duration{21'006'000}));
+  CHECK(m.zombies[0].to == time_at(Duration{30'002'000}));
+}
+}

@@ -1,0 +1,199 @@
+#include "scenarios/loader.hpp"
+#include "scenarios/values.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace rsim;
+using namespace rsim::scenario;
+using namespace std::chrono_literals;
+
+namespace {
+const std::string kSource = RSIM_SOURCE_DIR;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST_SUITE("scenarios") {
+TEST_CASE("value syntaxes: durations, sizes, rates") {
+  std::string why;
+  CHECK(parse_duration("250us", why) == Duration{250});
+  CHECK(parse_duration("5ms", why) == Duration{5000});
+  CHECK(parse_duration("3s", why) == Duration{3s});
+  CHECK(parse_duration("2m", why) == Duration{2min});
+  CHECK(parse_duration("1h", why) == Duration{1h});
+  CHECK(parse_duration("1.5s", why) == Duration{1500ms});
+  CHECK(parse_duration("0.5ms", why) == Duration{500});
+  CHECK_FALSE(parse_duration("1.5us", why));
+  CHECK_FALSE(parse_duration("5", why));
+  CHECK_FALSE(parse_duration("-5s", why));
+  CHECK_FALSE(parse_duration("5 s", why));
+  CHECK_FALSE(parse_duration("1..5s", why));
+  CHECK(parse_size("512KB", why) == 512u * 1024u);
+  CHECK(parse_size("2GB", why) == 2ULL << 30);
+  CHECK(parse_size("1000", why) == 1000u);
+  CHECK(parse_size("1.5KB", why) == 1536u);
+  CHECK_FALSE(parse_size("1.0001KB", why));
+  CHECK(parse_rate("100MB/s", why) == 100ULL << 20);
+  CHECK_FALSE(parse_rate("100MB", why));
+}
+
+TEST_CASE("every key of the contract is loaded into plain data") {
+  const Scenario s = load_file(kSource + "/tests/scenarios/full.yaml");
+  CHECK(s.name == "everything");
+  CHECK(s.description == "Every key of the contract.");
+  CHECK(s.seed == 42);
+  CHECK(s.duration == Duration{15min});
+  CHECK(s.protocol == "cooperative");
+  CHECK(s.assignor == "cooperative-sticky");
+  CHECK(std::get<Duration>(s.config.at("session.timeout.ms").value) == Duration{45s});
+  CHECK(std::get<Duration>(s.config.at("max.poll.interval.ms").value) == Duration{5min});
+  CHECK(std::get<std::int64_t>(s.config.at("incremental.max.moves.per.round").value) == 2);
+  CHECK(s.latency.kind == LatencyModel::Kind::Uniform);
+  CHECK(s.latency.a == Duration{500});
+  CHECK(s.latency.b == Duration{3ms});
+  CHECK(s.drop == doctest::Approx(0.01));
+  CHECK(s.costs.revoke == Duration{20ms});
+  CHECK(s.costs.assign == Duration{5ms});
+  CHECK(s.costs.state_bytes == 1ULL << 30);
+  CHECK(s.costs.restore_bytes_per_s == 100ULL << 20);
+  REQUIRE(s.load);
+  CHECK(s.load->produce_rate == 1000);
+  CHECK(s.load->process_rate == 4000);
+  REQUIRE(s.topics.size() == 2);
+  CHECK(s.topics[1].name == "payments");
+  CHECK(s.topics[1].partitions == 6);
+  REQUIRE(s.subtopologies.size() == 2);
+  CHECK(s.subtopologies[0].repartition_sink == std::vector<std::string>{"orders-by-customer"});
+  CHECK(s.subtopologies[1].state == std::vector<std::string>{"customer-view"});
+  REQUIRE(s.connectors.size() == 1);
+  CHECK(s.connectors[0].tasks == 8);
+  REQUIRE(s.members.size() == 3);
+  CHECK(s.members[1].instance_id == "b-static");
+  CHECK(s.members[2].start == Duration{5s});
+  CHECK(s.members[2].rack == "r2");
+  REQUIRE(s.initial_assignment);
+  CHECK(s.initial_assignment->at("A") == std::vector<std::string>{"orders-0", "orders-1", "jdbc-source/3", "jdbc-source"});
+  REQUIRE(s.events.size() == 17);
+  // Sorted by time, stable for equal times.
+  CHECK(s.events[3].kind == "bounce");
+  CHECK(s.events[4].kind == "restart");
+  CHECK(std::get<Restart>(s.events[4].action).down == Duration{1500ms});
+  const auto& join = std::get<Join>(s.events[0].action);
+  CHECK(join.member.id == "D");
+  CHECK(join.member.instance_id == "d-static");
+  CHECK(join.member.start == Duration{10s});
+  const auto& slow = std::get<Slow>(s.events[6].action);
+  CHECK(slow.batch == Duration{20s});
+  CHECK(slow.length == Duration{2min});
+  // `all` is resolved to the members running at that time, in id order.
+  const auto& rolling = std::get<RollingBounce>(s.events[7].action);
+  CHECK(rolling.members.all);
+  CHECK(rolling.members.ids == std::vector<std::string>{"A", "C"});
+  CHECK(std::get<RollingRestart>(s.events[8].action).members.ids == std::vector<std::string>{"A", "C"});
+  // Scale-out ids continue the default prefix after the members so far.
+  CHECK(std::get<ScaleOut>(s.events[9].action).ids == std::vector<std::string>{"m003", "m004", "m005"});
+  CHECK(std::get<Isolate>(s.events[11].action).length == Duration{20s});
+  CHECK(std::get<CoordinatorFailover>(s.events[12].action).down == Duration{2s});
+  CHECK(std::get<AddPartitions>(s.events[13].action).count == 16);
+  CHECK(std::get<Subscribe>(s.events[14].action).topics == std::vector<std::string>{"orders"});
+  CHECK(std::get<Upgrade>(s.events[15].action).to == "consumer");
+  CHECK(std::get<RollingUpgrade>(s.events[16].action).interval == Duration{30s});
+  CHECK(s.metrics_from == Duration{0s});
+  REQUIRE(s.expect.size() == 7);
+  CHECK(s.expect[0].metric == "rebalances");
+  CHECK(s.expect[0].number == 2);
+  CHECK(s.expect[1].op == Comparison::Le);
+  CHECK(s.expect[1].duration == Duration{0});
+  CHECK(s.expect[2].op == Comparison::Lt);
+  CHECK(s.expect[3].op == Comparison::Ge);
+  CHECK(s.expect[6].assignment.at("C") == std::vector<std::string>{"orders-2"});
+}
+
+TEST_CASE("members written as {count, prefix} expand to numbered ids") {
+  const Scenario s = load_text(
+      "name: n\nduration: 1m\ntopics: [{name: T, partitions: 3}]\n"
+      "members: {count: 12, prefix: c, subscribe: [T], instance-id-prefix: i}\n"
+      "events: [{at: 5s, scale-out: 2, subscribe: [T]}]\n",
+      "inline");
+  REQUIRE(s.members.size() == 12);
+  CHECK(s.members.front().id == "c000");
+  CHECK(s.members.back().id == "c011");
+  CHECK(s.members.back().instance_id == "i011");
+  CHECK(std::get<ScaleOut>(s.events[0].action).ids == std::vector<std::string>{"c012", "c013"});
+}
+
+TEST_CASE("Kafka config keys ending in .ms take bare milliseconds or durations") {
+  const Scenario s = load_text(
+      "name: n\nduration: 1m\nconfig: {session.timeout.ms: 10000, heartbeat.interval.ms: 2s}\n"
+      "topics: [{name: T, partitions: 3}]\nmembers: [{id: A, subscribe: [T]}]\n",
+      "inline");
+  CHECK(std::get<Duration>(s.config.at("session.timeout.ms").value) == Duration{10s});
+  CHECK(std::get<Duration>(s.config.at("heartbeat.interval.ms").value) == Duration{2s});
+}
+
+// Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
+// must fail at exactly that position with a message containing the text.
+TEST_CASE("every bad input is rejected with file, line, column and a clear message") {
+  const auto files = yaml_files(kSource + "/tests/bad");
+  CHECK(files.size() >= 25);
+  for (const auto& path : files) {
+    CAPTURE(path);
+    const std::string text = read(path);
+    const std::string header = text.substr(0, text.find('\n'));
+    REQUIRE(header.rfind("# error: ", 0) == 0);
+    const std::string want = header.substr(9);
+    const std::string position = want.substr(0, want.find(": "));
+    const std::string message = want.substr(position.size() + 2);
+    try {
+      load_file(path);
+      FAIL("loaded without an error");
+    } catch (const InputError& e) {
+      const std::string got = e.what();
+      CAPTURE(got);
+      CHECK(got.rfind(path + ":" + position + ": ", 0) == 0);
+      CHECK(got.find(message) != std::string::npos);
+    }
+  }
+}
+
+// Every prefix of every bundled or test scenario either loads or is refused
+// with an InputError: the loader never crashes, hangs or throws anything else.
+TEST_CASE("truncated files never crash the loader") {
+  auto files = yaml_files(kSource + "/scenarios");
+  const auto more = yaml_files(kSource + "/tests/scenarios");
+  files.insert(files.end(), more.begin(), more.end());
+  int loaded = 0, refused = 0;
+  for (const auto& path : files) {
+    const std::string text = read(path);
+    for (std::size_t n = 0; n <= text.size(); n += 7) {
+      try {
+        load_text(text.substr(0, n), path);
+        ++loaded;
+      } catch (const InputError&) {
+        ++refused;
+      }
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(loaded > 0);
+}
+}
