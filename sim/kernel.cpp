@@ -12,10 +12,8 @@ EventId Kernel::schedule_at(Time at, Callback cb) {
 
 std::uint64_t Kernel::run_until(Time horizon) {
   std::uint64_t n = 0;
-  Callback cb;
   while (queue_.has_next() && queue_.next_time() <= horizon) {
-    queue_.pop(now_, cb);
-    cb();
+    queue_.run_next(now_);
     ++n;
   }
   executed_ += n;
@@ -25,10 +23,8 @@ std::uint64_t Kernel::run_until(Time horizon) {
 
 std::uint64_t Kernel::run(std::uint64_t max_events) {
   std::uint64_t n = 0;
-  Callback cb;
   while (n < max_events && queue_.has_next()) {
-    queue_.pop(now_, cb);
-    cb();
+    queue_.run_next(now_);
     ++n;
   }
   executed_ += n;

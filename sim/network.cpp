@@ -79,7 +79,7 @@ void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliv
   if (arrival < last) arrival = last;  // FIFO per link
   last = arrival;
   const std::uint32_t incarnation = nodes_[to].incarnation;
-  kernel_.schedule_at(arrival, [this, from, to, incarnation, what = std::string(what), deliver = std::move(deliver)] {
+  kernel_.schedule_at(arrival, [this, from, to, incarnation, what = std::string(what), deliver = std::move(deliver)]() mutable {
     if (!nodes_[to].alive || nodes_[to].incarnation != incarnation) {
       ++stats_.dead;
       lost(from, to, what, "dead");

@@ -176,7 +176,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
   const Duration cost = config_.revoke_cost * static_cast<std::int64_t>(partitions.size());
-  work_done_ = [this, partitions, then = std::move(then)] {
+  work_done_ = [this, partitions, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
     emit("revoked", {{"resources", to_strings(partitions)}});
