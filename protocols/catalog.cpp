@@ -18,7 +18,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
 const std::vector<AssignorInfo>& all_assignors() {
   static const std::vector<AssignorInfo> kAssignors{
       {"range", Family::Classic, true, "client-side RangeAssignor: contiguous ranges per topic"},
-      {"roundrobin", Family::Classic, false, "client-side RoundRobinAssignor"},
+      {"roundrobin", Family::Classic, true, "client-side RoundRobinAssignor"},
       {"sticky", Family::Classic, false, "client-side StickyAssignor (eager)"},
       {"cooperative-sticky", Family::Classic, false, "client-side CooperativeStickyAssignor"},
       {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},

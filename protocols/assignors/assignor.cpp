@@ -1,6 +1,7 @@
 #include "protocols/assignors/assignor.hpp"
 
 #include "protocols/assignors/range.hpp"
+#include "protocols/assignors/roundrobin.hpp"
 
 #include <algorithm>
 
@@ -20,6 +21,7 @@ std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group
 
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {
   if (name == "range") return std::make_unique<RangeAssignor>();
+  if (name == "roundrobin") return std::make_unique<RoundRobinAssignor>();
   return nullptr;
 }
 

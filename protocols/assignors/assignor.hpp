@@ -26,6 +26,11 @@ struct MemberSubscription {
 struct GroupSnapshot {
   std::map<std::string, int> topics;  // topic -> partition count (metadata)
   std::vector<MemberSubscription> members;
+  // Racks of each partition's replicas (topic -> partition -> racks); empty
+  // when the cluster has no rack information.
+  std::map<std::string, std::vector<std::vector<std::string>>> partition_racks;
+  // Kafka's AbstractPartitionAssignor.preferRackAwareLogic (a test hook).
+  bool prefer_rack_aware = false;
 };
 
 // member id -> partitions; every member of the snapshot has an entry.
@@ -42,6 +47,13 @@ class Assignor {
 // members with an instance id first, by instance id; then dynamic members by
 // member id.
 std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group);
+
+// AbstractPartitionAssignor.useRackAwareAssignment: only when some consumer
+// has a rack that some replica is on, and (unless preferred) not every
+// partition has replicas on all racks.
+bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
+                               const std::vector<std::string>& partition_racks,
+                               const std::vector<std::vector<std::string>>& racks_per_partition, bool prefer);
 
 // A built-in client-side (classic family) assignor by name, or nullptr.
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name);

@@ -2,31 +2,149 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <optional>
+#include <set>
 
 namespace rsim::protocols {
+
+namespace {
+
+// One topic's progress (Kafka's TopicAssignmentState): its subscribers in
+// MemberInfo order, what is still unassigned, and the per-member quota
+// `per_member` plus one for the first `extra` members to exceed it.
+struct TopicState {
+  std::string topic;
+  std::vector<const MemberSubscription*> consumers;
+  std::vector<std::vector<std::string>> racks;  // per partition; empty: no rack information
+  bool rack_aware = false;
+  std::vector<bool> assigned;
+  std::map<std::string, int> count;
+  int per_member = 0;
+  int extra = 0;
+
+  int max_assignable(const std::string& member) const {
+    return std::max(0, per_member + (extra > 0 ? 1 : 0) - count.at(member));
+  }
+  bool racks_match(const MemberSubscription& m, int p) const {
+    if (!m.rack || m.rack->empty()) return true;
+    if (racks.empty()) return false;
+    const auto& r = racks[static_cast<std::size_t>(p)];
+    return std::find(r.begin(), r.end(), *m.rack) != r.end();
+  }
+  void on_assigned(const std::string& member, const std::vector<int>& partitions) {
+    int& n = count[member];
+    n += static_cast<int>(partitions.size());
+    if (n > per_member) --extra;
+    for (int p : partitions) assigned[static_cast<std::size_t>(p)] = true;
+  }
+  bool has_unassigned() const { return std::find(assigned.begin(), assigned.end(), false) != assigned.end(); }
+};
+
+template <class MayAssign>
+void assign_ranges(TopicState& t, MayAssign may_assign, GroupAssignment& out) {
+  for (const auto* c : t.consumers) {
+    if (!t.has_unassigned()) break;
+    std::vector<int> take;
+    const int limit = t.max_assignable(c->member_id);
+    for (int p = 0; p < static_cast<int>(t.assigned.size()) && static_cast<int>(take.size()) < limit; ++p)
+      if (!t.assigned[static_cast<std::size_t>(p)] && may_assign(*c, p)) take.push_back(p);
+    if (take.empty()) continue;
+    for (int p : take) out[c->member_id].push_back(TopicPartition{t.topic, p});
+    t.on_assigned(c->member_id, take);
+  }
+}
+
+// Topics with the same subscribers and partition count are co-partitioned:
+// partition p of all of them goes to the first remaining consumer whose rack
+// matches p in every one of them and that still has quota in every one.
+void assign_copartitioned(std::vector<TopicState*>& states, GroupAssignment& out) {
+  std::vector<const MemberSubscription*> remaining = states.front()->consumers;
+  const int partitions = static_cast<int>(states.front()->racks.size());
+  for (int p = 0; p < partitions && !remaining.empty(); ++p) {
+    auto match = std::find_if(remaining.begin(), remaining.end(), [&](const MemberSubscription* c) {
+      return std::all_of(states.begin(), states.end(), [&](const TopicState* t) {
+        return t->racks_match(*c, p) && t->max_assignable(c->member_id) > 0;
+      });
+    });
+    if (match == remaining.end()) continue;
+    const MemberSubscription* c = *match;
+    for (TopicState* t : states) {
+      out[c->member_id].push_back(TopicPartition{t->topic, p});
+      t->on_assigned(c->member_id, {p});
+    }
+    if (std::none_of(states.begin(), states.end(), [&](const TopicState* t) { return t->max_assignable(c->member_id) > 0; }))
+      remaining.erase(match);
+  }
+}
+
+}  // namespace
+
+bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
+                               const std::vector<std::string>& partition_racks,
+                               const std::vector<std::vector<std::string>>& racks_per_partition, bool prefer) {
+  const std::set<std::string> consumers(consumer_racks.begin(), consumer_racks.end());
+  const std::set<std::string> all(partition_racks.begin(), partition_racks.end());
+  if (consumers.empty() || std::none_of(consumers.begin(), consumers.end(), [&](const auto& r) { return all.count(r) != 0; }))
+    return false;
+  if (prefer) return true;
+  return !std::all_of(racks_per_partition.begin(), racks_per_partition.end(), [&](const auto& racks) {
+    return std::set<std::string>(racks.begin(), racks.end()) == all;
+  });
+}
 
 GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
   GroupAssignment out;
   for (const auto& m : group.members) out[m.member_id];
   const auto members = sorted_members(group);
+  std::vector<TopicState> states;
   for (const auto& [topic, partitions] : group.topics) {
     if (partitions <= 0) continue;
-    std::vector<const MemberSubscription*> consumers;
+    TopicState t;
+    t.topic = topic;
     for (const auto* m : members)
-      if (std::find(m->topics.begin(), m->topics.end(), topic) != m->topics.end()) consumers.push_back(m);
-    if (consumers.empty()) continue;
-    const int count = static_cast<int>(consumers.size());
-    const int per_member = partitions / count;
-    int extra = partitions % count;
-    int next = 0;
-    for (const auto* m : consumers) {
-      const int take = per_member + (extra > 0 ? 1 : 0);
-      if (extra > 0) --extra;
-      auto& list = out[m->member_id];
-      for (int i = 0; i < take; ++i) list.push_back(TopicPartition{topic, next++});
+      if (std::find(m->topics.begin(), m->topics.end(), topic) != m->topics.end()) t.consumers.push_back(m);
+    t.assigned.assign(static_cast<std::size_t>(partitions), false);
+    for (const auto* c : t.consumers) t.count[c->member_id] = 0;
+    if (!t.consumers.empty()) {
+      t.per_member = partitions / static_cast<int>(t.consumers.size());
+      t.extra = partitions % static_cast<int>(t.consumers.size());
     }
-    assert(next == partitions);
+    std::vector<std::string> consumer_racks, partition_racks;
+    for (const auto* c : t.consumers)
+      if (c->rack && !c->rack->empty()) consumer_racks.push_back(*c->rack);
+    if (!consumer_racks.empty()) {
+      // Kafka records replica racks (possibly none) for every partition as
+      // soon as some subscriber has a rack.
+      if (auto it = group.partition_racks.find(topic); it != group.partition_racks.end()) t.racks = it->second;
+      t.racks.resize(static_cast<std::size_t>(partitions));
+      for (const auto& r : t.racks) partition_racks.insert(partition_racks.end(), r.begin(), r.end());
+    }
+    t.rack_aware = use_rack_aware_assignment(consumer_racks, partition_racks, t.racks, group.prefer_rack_aware);
+    states.push_back(std::move(t));
   }
+  const bool rack_aware = std::any_of(states.begin(), states.end(), [](const TopicState& t) { return t.rack_aware; });
+  if (rack_aware) {
+    // Group topics by (subscribers, partition count). Each topic's quota is
+    // its own, so the order in which groups are handled does not matter.
+    std::map<std::pair<std::vector<std::string>, std::size_t>, std::vector<TopicState*>> groups;
+    for (auto& t : states) {
+      std::vector<std::string> key;
+      for (const auto* c : t.consumers) key.push_back(c->member_id + "\x1f" + c->rack.value_or(""));
+      groups[{key, t.racks.size()}].push_back(&t);  // Kafka groups by partitionRacks.size()
+    }
+    for (auto& [key, copartitioned] : groups) {
+      if (copartitioned.size() > 1) {
+        assign_copartitioned(copartitioned, out);
+      } else if (copartitioned.front()->rack_aware) {
+        TopicState& t = *copartitioned.front();
+        assign_ranges(t, [&t](const MemberSubscription& c, int p) { return t.racks_match(c, p); }, out);
+      }
+    }
+  }
+  for (auto& t : states) assign_ranges(t, [](const MemberSubscription&, int) { return true; }, out);
+  if (rack_aware)
+    for (auto& [member, list] : out) std::sort(list.begin(), list.end());
   return out;
 }
 

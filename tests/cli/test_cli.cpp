@@ -128,6 +128,33 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
 }
 
+TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
+  const auto r = cli("assign tests/snapshots/two-topics.json");
+  CHECK(r.code == 0);
+  // range: static c1 sorts first; t0 splits 3/3, t1 goes to c0 alone.
+  CHECK(r.out == "{\n  \"assignment\": {\n    \"c0\": {\n      \"t0\": [\n        3,\n        4,\n        5\n      ],\n"
+                 "      \"t1\": [\n        0,\n        1,\n        2\n      ]\n    },\n    \"c1\": {\n      \"t0\": [\n"
+                 "        0,\n        1,\n        2\n      ]\n    }\n  }\n}\n");
+  const auto rr = cli("assign --assignor roundrobin tests/snapshots/two-topics.json");
+  CHECK(rr.code == 0);
+  CHECK(rr.out.find("\"c1\": {\n      \"t0\": [\n        0,\n        2,\n        4") != std::string::npos);
+  CHECK(cli("assign --assignor sticky tests/snapshots/two-topics.json").code == 2);
+  CHECK(cli("assign --assignor nope tests/snapshots/two-topics.json").code == 2);
+  const auto bad = cli("assign tests/bad/unknown-top-key.yaml");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown key 'name' in a group snapshot") != std::string::npos);
+}
+
+TEST_CASE("vectors reports per case and fails on a wrong assignor") {
+  const auto ok = cli("vectors tests/vectors/RangeAssignorTest.client.yaml tests/vectors/RoundRobinAssignorTest.yaml");
+  CHECK(ok.code == 0);
+  CHECK(ok.out == "vectors: 24 passed, 0 failed, 0 skipped\n");
+  const auto skipped = cli("vectors tests/vectors/RangeAssignorTest.server.yaml");
+  CHECK(skipped.code == 0);
+  CHECK(skipped.out.find("SKIP tests/vectors/RangeAssignorTest.server.yaml one-member-no-topic (range): consumer assignor 'range' is not implemented yet") != std::string::npos);
+  CHECK(cli("vectors tests/bad/unknown-top-key.yaml").code == 2);
+}
+
 TEST_CASE("run --out writes the timeline and the summary files") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("rsim-out-{}", ::getpid());
   const auto r = cli(fmt::format("run scenarios/quickstart.yaml --out '{}'", dir.string()));

@@ -6,6 +6,8 @@
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
+#include "scenarios/snapshot.hpp"
+#include "tools/vectors/runner.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
 
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #ifndef RSIM_SCENARIO_DIR
 #define RSIM_SCENARIO_DIR "scenarios"
@@ -145,6 +148,54 @@ int cmd_run(const RunArgs& a) {
   return failed ? kFailed : kOk;
 }
 
+int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
+  const auto snapshot = scenario::load_snapshot_file(file);
+  if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
+  if (assignor.empty()) throw UsageError("assign: name the assignor with --assignor or \"assignor\" in the snapshot");
+  const auto family = protocol == "consumer"  ? protocols::Family::Consumer
+                      : protocol == "streams" ? protocols::Family::Streams
+                                              : protocols::Family::Classic;
+  const auto* info = protocols::find_assignor(family, assignor);
+  if (info == nullptr)
+    throw UsageError(fmt::format("assign: unknown {} assignor '{}'{}; one of: {}", protocols::family_name(family), assignor,
+                                 scenario::did_you_mean(assignor, protocols::assignor_names(family)),
+                                 fmt::join(protocols::assignor_names(family), ", ")));
+  if (!info->runnable || family != protocols::Family::Classic)
+    throw UsageError(fmt::format("assign: the {} assignor '{}' is not implemented by this version yet",
+                                 protocols::family_name(family), assignor));
+  const auto result = protocols::make_classic_assignor(assignor)->assign(snapshot.group);
+  nlohmann::ordered_json members = nlohmann::ordered_json::object();
+  for (const auto& m : snapshot.group.members) {
+    nlohmann::ordered_json topics = nlohmann::ordered_json::object();
+    auto it = result.find(m.member_id);
+    if (it != result.end())
+      for (const auto& tp : it->second) topics[tp.topic].push_back(tp.partition);
+    members[m.member_id] = topics;
+  }
+  nlohmann::ordered_json out;
+  out["assignment"] = members;
+  std::cout << out.dump(2) << '\n';
+  return kOk;
+}
+
+int cmd_vectors(const std::vector<std::string>& files, bool verbose) {
+  int pass = 0, fail = 0, skip = 0;
+  for (const auto& f : files) {
+    const auto result = vectors::run_file(f);
+    for (const auto& c : result.cases) {
+      if (c.status == vectors::Status::Pass && !verbose) {
+        ++pass;
+        continue;
+      }
+      std::cout << fmt::format("{} {} {} ({}){}{}\n", vectors::status_name(c.status), f, c.name, c.assignor,
+                               c.detail.empty() ? "" : ": ", c.detail);
+      (c.status == vectors::Status::Pass ? pass : c.status == vectors::Status::Fail ? fail : skip)++;
+    }
+  }
+  std::cout << fmt::format("vectors: {} passed, {} failed, {} skipped\n", pass, fail, skip);
+  return fail > 0 ? kFailed : kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,6 +234,25 @@ int main(int argc, char** argv) {
               "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
               "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/");
 
+  std::string assign_file, assign_assignor, assign_protocol = "classic";
+  auto* assign = app.add_subcommand("assign", "Run one assignor on a group snapshot and print the assignment as JSON");
+  assign->add_option("SNAPSHOT", assign_file, "group snapshot, JSON or YAML (scenario-format.md, \"Group snapshots\")")->required();
+  assign->add_option("--assignor", assign_assignor, "assignor name (default: the snapshot's \"assignor\")");
+  assign->add_option("--protocol", assign_protocol, "assignor family: classic (client side), consumer or streams (broker side)")
+      ->check(CLI::IsMember({"classic", "consumer", "streams"}))
+      ->capture_default_str();
+  assign->footer("Examples:\n  rebalance-sim assign --assignor range tests/snapshots/two-topics.json\n"
+                 "  rebalance-sim assign --assignor roundrobin tests/snapshots/two-topics.json");
+
+  std::vector<std::string> vector_files;
+  bool vectors_verbose = false;
+  auto* vectors_cmd = app.add_subcommand("vectors", "Run assignor test vector files against the built-in assignors");
+  vectors_cmd->add_option("FILE", vector_files, "vector files (the schema of tests/vectors/)")->required();
+  vectors_cmd->add_flag("--verbose", vectors_verbose, "also list the cases that pass");
+  vectors_cmd->footer("Prints FAIL (with what differed) and SKIP (with the reason) per case, then the totals;\n"
+                      "exit 1 if any case fails.\nExamples:\n  rebalance-sim vectors tests/vectors/*.yaml\n"
+                      "  rebalance-sim vectors --verbose tests/vectors/RangeAssignorTest.client.yaml");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -198,6 +268,8 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_files);
     if (*list) return cmd_list();
     if (*run) return cmd_run(run_args);
+    if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
+    if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << '\n';
     return kBadInput;

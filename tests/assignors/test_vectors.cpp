@@ -1,0 +1,65 @@
+// The assignor vectors from Kafka's own test suites (tests/vectors/), run
+// through the same runner as `rebalance-sim vectors`.
+#include "protocols/assignors/range.hpp"
+#include "protocols/assignors/roundrobin.hpp"
+#include "tools/vectors/runner.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+using namespace rsim;
+
+TEST_SUITE("assignors") {
+TEST_CASE("every vector file runs: no case fails, and every case of an implemented assignor passes") {
+  std::map<std::string, int> passed_by_assignor;
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(RSIM_SOURCE_DIR) + "/tests/vectors")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++files;
+    const auto result = vectors::run_file(e.path().string());
+    for (const auto& c : result.cases) {
+      CAPTURE(e.path().filename().string());
+      CAPTURE(c.name);
+      CAPTURE(c.detail);
+      CHECK(c.status != vectors::Status::Fail);
+      if (c.assignor == "range" && e.path().filename() == "RangeAssignorTest.client.yaml") CHECK(c.status == vectors::Status::Pass);
+      if (c.assignor == "roundrobin") CHECK(c.status == vectors::Status::Pass);
+      if (c.status == vectors::Status::Pass) ++passed_by_assignor[c.assignor];
+      if (c.status == vectors::Status::Skip) CHECK_FALSE(c.detail.empty());
+    }
+  }
+  CHECK(files == 9);
+  CHECK(passed_by_assignor["range"] == 15);
+  CHECK(passed_by_assignor["roundrobin"] == 9);
+}
+
+TEST_CASE("range: the first P % C members in MemberInfo order take one extra partition, per topic") {
+  protocols::GroupSnapshot g;
+  g.topics = {{"a", 7}, {"b", 2}};
+  g.members = {{"m2", std::nullopt, std::nullopt, {"a", "b"}, {}, -1},
+               {"m1", std::nullopt, std::nullopt, {"a"}, {}, -1},
+               {"m3", std::string("z-static"), std::nullopt, {"a", "b"}, {}, -1}};
+  const auto a = protocols::RangeAssignor().assign(g);
+  // Order: static m3 first, then m1, m2. Topic a: 7 = 3 + 2 + 2; topic b: 2
+  // between m3 and m2 only.
+  using TP = protocols::TopicPartition;
+  CHECK(a.at("m3") == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 0}});
+  CHECK(a.at("m1") == std::vector<TP>{{"a", 3}, {"a", 4}});
+  CHECK(a.at("m2") == std::vector<TP>{{"a", 5}, {"a", 6}, {"b", 1}});
+}
+
+TEST_CASE("roundrobin deals partitions of all topics in name order, skipping non-subscribers") {
+  protocols::GroupSnapshot g;
+  g.topics = {{"x", 3}, {"y", 2}};
+  g.members = {{"c1", std::nullopt, std::nullopt, {"x", "y"}, {}, -1}, {"c2", std::nullopt, std::nullopt, {"y"}, {}, -1}};
+  const auto a = protocols::RoundRobinAssignor().assign(g);
+  using TP = protocols::TopicPartition;
+  // x-0, x-1, x-2 all to c1 (c2 is skipped); then y-0 to c2 (next in turn),
+  // y-1 to c1.
+  CHECK(a.at("c1") == std::vector<TP>{{"x", 0}, {"x", 1}, {"x", 2}, {"y", 1}});
+  CHECK(a.at("c2") == std::vector<TP>{{"y", 0}});
+}
+}

@@ -1,0 +1,370 @@
+#include "tools/vectors/runner.hpp"
+
+#include "protocols/assignors/assignor.hpp"
+#include "protocols/catalog.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/values.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace rsim::vectors {
+
+using protocols::GroupAssignment;
+using protocols::GroupSnapshot;
+using protocols::TopicPartition;
+using scenario::InputError;
+using scenario::Mark;
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Pass:
+      return "PASS";
+    case Status::Fail:
+      return "FAIL";
+    case Status::Skip:
+      return "SKIP";
+  }
+  return "?";
+}
+
+int FileResult::count(Status s) const {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [s](const CaseResult& c) { return c.status == s; }));
+}
+
+namespace {
+
+Mark mark_of(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return m.is_null() ? Mark{} : Mark{m.line + 1, m.column + 1};
+}
+
+struct Target {
+  std::string name;
+  protocols::Family family;
+  bool connect = false;
+};
+
+// "range (client, eager)", "uniform (server-side, ...)", "streams group
+// (KIP-1071) server-side 'sticky' task assignor", "Kafka Connect ...".
+Target parse_target(const std::string& text) {
+  Target t;
+  if (text.find("Connect") != std::string::npos) {
+    t.name = "connect";
+    t.family = protocols::Family::Classic;
+    t.connect = true;
+    return t;
+  }
+  if (text.find("streams") != std::string::npos) {
+    t.name = "sticky";
+    t.family = protocols::Family::Streams;
+    return t;
+  }
+  t.name = text.substr(0, text.find_first_of(" ("));
+  t.family = text.find("server") != std::string::npos ? protocols::Family::Consumer : protocols::Family::Classic;
+  return t;
+}
+
+class FileRunner {
+ public:
+  explicit FileRunner(std::string path) : path_(std::move(path)) {}
+
+  FileResult run() {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path_);
+    } catch (const YAML::BadFile&) {
+      throw InputError(path_, Mark{}, "cannot open the file");
+    } catch (const YAML::Exception& e) {
+      throw InputError(path_, Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid YAML: {}", e.msg));
+    }
+    if (!root.IsMap() || !root["cases"] || !root["cases"].IsSequence())
+      throw InputError(path_, Mark{1, 1}, "not a vector file: expected a map with a 'cases' list");
+    std::vector<Target> targets;
+    if (root["applies_to"]) {
+      for (const auto& a : root["applies_to"]) targets.push_back(parse_target(a.as<std::string>()));
+    } else if (root["assignor"]) {
+      targets.push_back(parse_target(root["assignor"].as<std::string>()));
+    } else {
+      throw InputError(path_, Mark{1, 1}, "a vector file names its assignor ('assignor:' or 'applies_to:')");
+    }
+    FileResult out;
+    out.file = path_;
+    for (const auto& c : root["cases"]) {
+      for (const auto& t : targets) {
+        try {
+          out.cases.push_back(run_case(c, t));
+        } catch (const YAML::Exception& e) {  // a value of the wrong type
+          throw InputError(path_, Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("malformed case: {}", e.msg));
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw InputError(path_, mark_of(n), msg); }
+
+  TopicPartition partition(const YAML::Node& n) const {
+    const std::string s = n.as<std::string>();
+    const auto dash = s.rfind('-');
+    const auto p = dash == std::string::npos ? std::nullopt : scenario::parse_integer(s.substr(dash + 1));
+    if (!p) fail(n, fmt::format("'{}' is not a partition (TOPIC-N)", s));
+    return TopicPartition{s.substr(0, dash), static_cast<int>(*p)};
+  }
+
+  GroupSnapshot snapshot(const YAML::Node& input) const {
+    GroupSnapshot g;
+    if (!input.IsMap()) fail(input, "a case's input must be a map");
+    for (const auto& kv : input["topics"]) g.topics[kv.first.as<std::string>()] = kv.second.as<int>();
+    for (const auto& m : input["members"]) {
+      protocols::MemberSubscription s;
+      s.member_id = m["id"].as<std::string>();
+      if (m["topics"])
+        for (const auto& t : m["topics"]) s.topics.push_back(t.as<std::string>());
+      if (m["owned"])
+        for (const auto& o : m["owned"]) s.owned.push_back(partition(o));
+      if (m["generation"]) s.generation = m["generation"].as<int>();
+      if (m["instance_id"]) s.instance_id = m["instance_id"].as<std::string>();
+      if (m["rack"]) s.rack = m["rack"].as<std::string>();
+      g.members.push_back(std::move(s));
+    }
+    if (input["partition_replica_racks"]) {
+      for (const auto& kv : input["partition_replica_racks"]) {
+        const TopicPartition tp = partition(kv.first);
+        auto& racks = g.partition_racks[tp.topic];
+        if (racks.size() <= static_cast<std::size_t>(tp.partition)) racks.resize(static_cast<std::size_t>(tp.partition) + 1);
+        for (const auto& r : kv.second) racks[static_cast<std::size_t>(tp.partition)].push_back(r.as<std::string>());
+      }
+    }
+    if (input["prefer_rack_aware_logic"]) g.prefer_rack_aware = input["prefer_rack_aware_logic"].as<bool>();
+    return g;
+  }
+
+  // One member's partitions as written: a list of TOPIC-N, or {topic: [n..]}.
+  std::vector<TopicPartition> partitions(const YAML::Node& n) const {
+    std::vector<TopicPartition> list;
+    if (n.IsMap()) {
+      for (const auto& t : n)
+        for (const auto& p : t.second) list.push_back(TopicPartition{t.first.as<std::string>(), p.as<int>()});
+    } else {
+      for (const auto& p : n) list.push_back(partition(p));
+    }
+    return list;
+  }
+
+  GroupAssignment expected(const YAML::Node& a) const {
+    GroupAssignment out;
+    for (const auto& kv : a) out[kv.first.as<std::string>()] = partitions(kv.second);
+    return out;
+  }
+
+  static std::string show(const std::vector<TopicPartition>& l) { return fmt::format("[{}]", fmt::join(protocols::to_strings(l), ", ")); }
+
+  // Compares under the file's `compare` mode; appends differences to `diff`.
+  static bool same(const GroupAssignment& want, const GroupAssignment& got, const std::string& mode, bool only_listed,
+                   std::string& diff) {
+    const bool ordered = mode == "list_equals";
+    bool ok = true;
+    std::set<std::string> members;
+    for (const auto& [m, l] : want) members.insert(m);
+    if (!only_listed)
+      for (const auto& [m, l] : got)
+        if (!l.empty()) members.insert(m);
+    for (const auto& m : members) {
+      auto w = want.count(m) ? want.at(m) : std::vector<TopicPartition>{};
+      auto g = got.count(m) ? got.at(m) : std::vector<TopicPartition>{};
+      if (!ordered) {
+        std::sort(w.begin(), w.end());
+        std::sort(g.begin(), g.end());
+      }
+      if (w != g) {
+        ok = false;
+        diff += fmt::format("\n      {}: want {} got {}", m, show(w), show(g));
+      }
+    }
+    return ok;
+  }
+
+  // Every partition of a subscribed topic assigned once, to a subscriber;
+  // sizes differ by at most one, or no member could take a partition from a
+  // member with two more (Kafka's isFullyBalanced / verifyValidityAndBalance).
+  static bool valid_and_balanced(const GroupSnapshot& g, const GroupAssignment& a, std::string& diff) {
+    std::map<TopicPartition, std::string> owner;
+    std::map<std::string, std::set<std::string>> subs;
+    for (const auto& m : g.members) subs[m.member_id] = std::set<std::string>(m.topics.begin(), m.topics.end());
+    for (const auto& [m, l] : a)
+      for (const auto& tp : l) {
+        if (!owner.emplace(tp, m).second) {
+          diff += fmt::format("\n      {} assigned twice", protocols::to_string(tp));
+          return false;
+        }
+        if (subs[m].count(tp.topic) == 0) {
+          diff += fmt::format("\n      {} given to {}, not subscribed", protocols::to_string(tp), m);
+          return false;
+        }
+      }
+    for (const auto& [t, n] : g.topics) {
+      bool wanted = false;
+      for (const auto& [m, s] : subs) wanted |= s.count(t) != 0;
+      for (int p = 0; wanted && p < n; ++p)
+        if (owner.count(TopicPartition{t, p}) == 0) {
+          diff += fmt::format("\n      {}-{} unassigned", t, p);
+          return false;
+        }
+    }
+    for (const auto& [a1, l1] : a)
+      for (const auto& [a2, l2] : a) {
+        if (l1.size() < l2.size() + 2) continue;
+        for (const auto& tp : l1)
+          if (subs[a2].count(tp.topic) != 0) {
+            diff += fmt::format("\n      unbalanced: {} has {}, {} has {} and could take {}", a1, l1.size(), a2, l2.size(),
+                                protocols::to_string(tp));
+            return false;
+          }
+      }
+    return true;
+  }
+
+  static int rack_mismatches(const GroupSnapshot& g, const GroupAssignment& a) {
+    int n = 0;
+    for (const auto& m : g.members) {
+      if (!m.rack || !a.count(m.member_id)) continue;
+      for (const auto& tp : a.at(m.member_id)) {
+        auto it = g.partition_racks.find(tp.topic);
+        if (it == g.partition_racks.end() || it->second.size() <= static_cast<std::size_t>(tp.partition)) continue;
+        const auto& racks = it->second[static_cast<std::size_t>(tp.partition)];
+        if (std::find(racks.begin(), racks.end(), *m.rack) == racks.end()) ++n;
+      }
+    }
+    return n;
+  }
+
+  static std::map<std::string, std::vector<TopicPartition>> by_instance(const GroupSnapshot& g, const GroupAssignment& a) {
+    std::map<std::string, std::vector<TopicPartition>> out;
+    for (const auto& m : g.members) {
+      auto l = a.count(m.member_id) ? a.at(m.member_id) : std::vector<TopicPartition>{};
+      std::sort(l.begin(), l.end());
+      out[m.instance_id.value_or(m.member_id)] = l;
+    }
+    return out;
+  }
+
+  CaseResult run_case(const YAML::Node& c, const Target& target) const {
+    CaseResult r;
+    r.name = c["name"] ? c["name"].as<std::string>() : std::string("?");
+    r.method = c["method"] ? c["method"].as<std::string>() : std::string();
+    r.assignor = target.name;
+    const auto* info = target.connect ? nullptr : protocols::find_assignor(target.family, target.name);
+    std::unique_ptr<protocols::Assignor> assignor;
+    if (info != nullptr && info->runnable && target.family == protocols::Family::Classic)
+      assignor = protocols::make_classic_assignor(target.name);
+    if (!assignor) {
+      r.detail = target.connect ? "Kafka Connect's incremental cooperative assignor is not implemented yet"
+                                : fmt::format("{} assignor '{}' is not implemented yet",
+                                              protocols::family_name(target.family), target.name);
+      return r;
+    }
+    const YAML::Node& expect = c["expect"];
+    if (!expect || !expect.IsMap()) fail(c, "a case needs an 'expect' map");
+    const GroupSnapshot g = snapshot(c["input"]);
+    const GroupAssignment got = assignor->assign(g);
+    const std::string mode = expect["compare"] ? expect["compare"].as<std::string>() : std::string("set");
+
+    std::vector<std::string> checked, unchecked;
+    std::string diff;
+    bool ok = true;
+    for (const auto& kv : expect) {
+      const std::string key = kv.first.as<std::string>();
+      const YAML::Node& v = kv.second;
+      if (key == "compare" || key == "assignment_is" || key == "note") continue;
+      if (key == "assignment") {
+        const bool only_listed = mode.find("only") != std::string::npos;
+        ok &= same(expected(v), got, mode, only_listed, diff);
+      } else if (key == "assignment_by_instance") {
+        std::map<std::string, std::vector<TopicPartition>> want;
+        for (const auto& [m, l] : expected(v)) {
+          auto sorted = l;
+          std::sort(sorted.begin(), sorted.end());
+          want[m] = sorted;
+        }
+        const auto have = by_instance(g, got);
+        for (const auto& [inst, l] : want)
+          if (!have.count(inst) || have.at(inst) != l) {
+            ok = false;
+            diff += fmt::format("\n      instance {}: want {} got {}", inst, show(l), have.count(inst) ? show(have.at(inst)) : "[]");
+          }
+      } else if (key == "partitions_with_rack_mismatch") {
+        const int n = rack_mismatches(g, got);
+        if (n != v.as<int>()) {
+          ok = false;
+          diff += fmt::format("\n      partitions with rack mismatch: want {} got {}", v.as<int>(), n);
+        }
+      } else if (key == "property" && v.as<std::string>().rfind("valid", 0) == 0 &&
+                 v.as<std::string>().find("balanced") != std::string::npos) {
+        ok &= valid_and_balanced(g, got, diff);
+      } else if (key == "then" && v["assignment_by_instance"]) {
+        // Member ids change, instance ids stay: the assignment by instance
+        // must not change. Reversing the member ids' order tests exactly that.
+        GroupSnapshot swapped = g;
+        for (std::size_t i = 0; i < swapped.members.size(); ++i)
+          swapped.members[i].member_id = "renamed-" + g.members[g.members.size() - 1 - i].member_id;
+        if (by_instance(swapped, assignor->assign(swapped)) != by_instance(g, got)) {
+          ok = false;
+          diff += "\n      then: the assignment by instance changed when member ids changed";
+        }
+      } else if (key == "then" && v["others"] && v["others"].as<std::string>() == "unchanged") {
+        // A dynamic member replaced by another dynamic member: the newcomer
+        // gets exactly what the old one had, nobody else changes.
+        std::string fresh;
+        for (const auto& kk : v) {
+          const std::string k = kk.first.as<std::string>();
+          if (k.rfind("assignment_", 0) == 0) fresh = k.substr(11);
+        }
+        auto old = std::find_if(g.members.begin(), g.members.end(), [](const auto& m) { return !m.instance_id; });
+        if (fresh.empty() || old == g.members.end()) {
+          unchecked.push_back(key);
+          continue;
+        }
+        GroupSnapshot replaced = g;
+        const std::string old_id = old->member_id;
+        for (auto& m : replaced.members)
+          if (m.member_id == old_id) m.member_id = fresh;
+        GroupAssignment after = assignor->assign(replaced);
+        GroupAssignment want = got;
+        want[fresh] = partitions(v["assignment_" + fresh]);
+        want.erase(old_id);
+        ok &= same(want, after, mode, false, diff);
+      } else {
+        unchecked.push_back(key);
+        continue;
+      }
+      checked.push_back(key);
+    }
+    if (!ok) {
+      r.status = Status::Fail;
+      r.detail = "differs:" + diff;
+    } else if (!unchecked.empty()) {
+      r.status = Status::Skip;
+      r.detail = fmt::format("cannot check {} yet; {} passed", fmt::join(unchecked, ", "),
+                             checked.empty() ? std::string("nothing else") : fmt::format("{}", fmt::join(checked, ", ")));
+    } else {
+      r.status = Status::Pass;
+    }
+    return r;
+  }
+
+  std::string path_;
+};
+
+}  // namespace
+
+FileResult run_file(const std::string& path) { return FileRunner(path).run(); }
+
+}  // namespace rsim::vectors
