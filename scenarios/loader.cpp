@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
+#include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -32,12 +33,6 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
 
 constexpr int kMaxMembers = 100000;
 constexpr int kMaxPartitions = 1000000;
-
-Mark mark_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  if (m.is_null()) return Mark{};
-  return Mark{m.line + 1, m.column + 1};
-}
 
 class Loader {
  public:
@@ -191,7 +186,7 @@ Scenario Loader::load(const std::string& text) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    fail(Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid YAML: {}", e.msg));
+    fail(mark_of(e), fmt::format("not valid YAML: {}", e.msg));
   }
   if (!root.IsDefined() || root.IsNull())
     fail(Mark{1, 1}, "the file is empty; a scenario needs at least name, duration, members and topics");

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+#include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -15,11 +16,6 @@ namespace rsim::scenario {
 
 namespace {
 
-Mark mark_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return m.is_null() ? Mark{} : Mark{m.line + 1, m.column + 1};
-}
-
 class SnapshotLoader {
  public:
   explicit SnapshotLoader(std::string file) : file_(std::move(file)) {}
@@ -29,7 +25,7 @@ class SnapshotLoader {
     try {
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-      fail(Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid JSON or YAML: {}", e.msg));
+      fail(mark_of(e), fmt::format("not valid JSON or YAML: {}", e.msg));
     }
     check_keys(root, "a group snapshot", {"assignor", "topics", "members", "racks"});
     Snapshot s;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
+#include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -21,6 +22,7 @@ using protocols::GroupSnapshot;
 using protocols::TopicPartition;
 using scenario::InputError;
 using scenario::Mark;
+using scenario::mark_of;
 
 const char* status_name(Status s) {
   switch (s) {
@@ -39,11 +41,6 @@ int FileResult::count(Status s) const {
 }
 
 namespace {
-
-Mark mark_of(const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  return m.is_null() ? Mark{} : Mark{m.line + 1, m.column + 1};
-}
 
 struct Target {
   std::string name;
@@ -82,7 +79,7 @@ class FileRunner {
     } catch (const YAML::BadFile&) {
       throw InputError(path_, Mark{}, "cannot open the file");
     } catch (const YAML::Exception& e) {
-      throw InputError(path_, Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("not valid YAML: {}", e.msg));
+      throw InputError(path_, mark_of(e), fmt::format("not valid YAML: {}", e.msg));
     }
     if (!root.IsMap() || !root["cases"] || !root["cases"].IsSequence())
       throw InputError(path_, Mark{1, 1}, "not a vector file: expected a map with a 'cases' list");
@@ -101,7 +98,7 @@ class FileRunner {
         try {
           out.cases.push_back(run_case(c, t));
         } catch (const YAML::Exception& e) {  // a value of the wrong type
-          throw InputError(path_, Mark{e.mark.line + 1, e.mark.column + 1}, fmt::format("malformed case: {}", e.msg));
+          throw InputError(path_, mark_of(e), fmt::format("malformed case: {}", e.msg));
         }
       }
     }
