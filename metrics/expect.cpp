@@ -14,7 +14,8 @@ using scenario::Comparison;
 
 bool computed(std::string_view metric) {
   return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "invariants" ||
-         metric == "final-assignment" || metric == "final-generation";
+         metric == "final-assignment" || metric == "final-generation" || metric == "stop-the-world" ||
+         metric == "downtime.total" || metric == "downtime.max" || metric == "downtime.p50" || metric == "downtime.p99";
 }
 
 std::string format_assignment(const std::map<std::string, std::vector<std::string>>& a) {
@@ -39,6 +40,15 @@ bool compare(double got, Comparison op, double want) {
       return got >= want;
   }
   return false;
+}
+
+Duration seconds_metric(const std::string& name, const Summary& s) {
+  if (name == "stop-the-world") return s.stop_the_world;
+  if (name == "downtime.total") return s.downtime.total;
+  if (name == "downtime.max") return s.downtime.max;
+  if (name == "downtime.p50") return s.downtime.p50;
+  if (name == "downtime.p99") return s.downtime.p99;
+  return Duration{0};
 }
 
 double count_metric(const std::string& name, const Summary& s) {
@@ -78,6 +88,11 @@ std::vector<ExpectResult> evaluate(const scenario::Scenario& s, const Summary& s
       r.want = "ok";
       r.got = summary.violation ? describe(*summary.violation) : "ok";
       r.ok = !summary.violation;
+    } else if (x.duration) {
+      r.want = x.text;
+      const Duration got = seconds_metric(x.metric, summary);
+      r.got = format_duration(got);
+      r.ok = compare(static_cast<double>(got.count()), x.op, static_cast<double>(x.duration->count()));
     } else {
       r.want = x.text;
       const double got = count_metric(x.metric, summary);

@@ -99,6 +99,12 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
   }
   s.zombies = ownership.zombies();
+  if (s.window_start) {
+    auto processing = measure_processing(trace, resources, *s.window_start, end);
+    s.downtime = downtime_stats(processing.downtime);
+    s.stop_the_world = processing.stop_the_world;
+    s.downtime_by_resource = std::move(processing.downtime);
+  }
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
   for (auto& [member, owned] : ownership.by_member()) {

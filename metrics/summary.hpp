@@ -3,6 +3,7 @@
 #pragma once
 
 #include "metrics/ownership.hpp"
+#include "metrics/processing.hpp"
 #include "sim/trace.hpp"
 
 #include <map>
@@ -27,6 +28,9 @@ struct Summary {
   int moves = 0;        // resources that passed to a different member inside the window
   int revocations = 0;  // resources revoked inside the window
   int final_generation = 0;
+  DowntimeStats downtime;             // over resources, inside the window
+  Duration stop_the_world{0};         // nothing processed while a member is alive
+  std::map<std::string, Duration> downtime_by_resource;
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant
   // Resources still held by a member the coordinator had removed when they

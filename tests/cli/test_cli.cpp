@@ -114,7 +114,7 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
 
   const auto uncomputed = cli("run tests/scenarios/uncomputed-metric.yaml");
   CHECK(uncomputed.code == 2);
-  CHECK(uncomputed.err.find("uncomputed-metric.yaml:7:3: metric 'downtime.total' is not computed by this version yet") != std::string::npos);
+  CHECK(uncomputed.err.find("uncomputed-metric.yaml:7:3: metric 'time-to-stable' is not computed by this version yet") != std::string::npos);
 
   CHECK(cli("run scenarios/quickstart.yaml --protocol bogus").code == 2);
   CHECK(cli("run scenarios/quickstart.yaml --timeline pdf").code == 2);

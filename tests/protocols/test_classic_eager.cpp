@@ -84,6 +84,12 @@ TEST_CASE("eager: a group forms with the initial delay, a crash is detected at s
   CHECK(m.final_generation == 2);
   CHECK_FALSE(m.violation);
   CHECK(m.final_assignment == std::map<std::string, std::vector<std::string>>{{"A", {"T-0", "T-1", "T-2", "T-3"}}});
+  // T-2 and T-3 are down from B's crash (20 s) until A has them (30.012 s);
+  // T-0 and T-1 while A revokes and rejoins (30.008 to 30.012 s), which is
+  // also the only time nothing at all is processed.
+  CHECK(m.downtime.total == 2 * Duration{10'012'000} + 2 * Duration{4'000});
+  CHECK(m.downtime.max == Duration{10'012'000});
+  CHECK(m.stop_the_world == Duration{4'000});
 }
 
 TEST_CASE("eager: the coordinator removes a crashed member session.timeout.ms after its last heartbeat") {

@@ -12,6 +12,11 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
   out << fmt::format("window            {} .. {}\n", m.window_start ? format_time(*m.window_start) : std::string("never stable"),
                      format_time(m.end));
   out << fmt::format("rebalances        {}\n", m.rebalances);
+  out << fmt::format("stop-the-world    {}\n", format_duration(m.stop_the_world));
+  out << fmt::format("downtime.total    {}\n", format_duration(m.downtime.total));
+  out << fmt::format("downtime.max      {}\n", format_duration(m.downtime.max));
+  out << fmt::format("downtime.p50      {}\n", format_duration(m.downtime.p50));
+  out << fmt::format("downtime.p99      {}\n", format_duration(m.downtime.p99));
   out << fmt::format("moves             {}\n", m.moves);
   out << fmt::format("revocations       {}\n", m.revocations);
   out << fmt::format("final-generation  {}\n", m.final_generation);
@@ -35,7 +40,13 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   j["assignor"] = run.assignor;
   j["seed"] = run.seed;
   nlohmann::ordered_json metrics;
+  auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1e6; };
   metrics["rebalances"] = m.rebalances;
+  metrics["stop-the-world"] = seconds(m.stop_the_world);
+  metrics["downtime.total"] = seconds(m.downtime.total);
+  metrics["downtime.max"] = seconds(m.downtime.max);
+  metrics["downtime.p50"] = seconds(m.downtime.p50);
+  metrics["downtime.p99"] = seconds(m.downtime.p99);
   metrics["moves"] = m.moves;
   metrics["revocations"] = m.revocations;
   metrics["final-generation"] = m.final_generation;

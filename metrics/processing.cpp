@@ -1,0 +1,154 @@
+#include "metrics/processing.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace rsim::metrics {
+
+namespace {
+
+// Each resource's processed flag changes only at events; downtime is added
+// when a down interval closes, clipped to the window. Stop-the-world needs
+// only the count of processed resources and of live members.
+class Replay {
+ public:
+  Replay(const std::vector<std::string>& resources, Time from, Time to) : from_(from), to_(to) {
+    for (const auto& r : resources) {
+      state_[r] = State{};
+      result_.downtime[r] = Duration{0};
+    }
+    down_count_ = state_.size();
+  }
+
+  void apply(const TraceEvent& ev) {
+    advance_clock(ev.at);
+    const auto* rs = ev.list("resources");
+    if (ev.kind == "ready" && rs != nullptr) {
+      for (const auto& r : *rs) set_ready(ev.actor, r, true);
+    } else if ((ev.kind == "revoking" || ev.kind == "lost") && rs != nullptr) {
+      for (const auto& r : *rs) set_ready(ev.actor, r, false);
+    } else if (ev.kind == "start") {
+      alive_.insert(ev.actor);
+    } else if (ev.kind == "crash" || ev.kind == "stopped") {
+      alive_.erase(ev.actor);
+      paused_.erase(ev.actor);
+      const std::set<std::string> held = ready_[ev.actor];
+      for (const auto& r : held) set_ready(ev.actor, r, false);
+    } else if (ev.kind == "pause" || ev.kind == "resume") {
+      if (ev.kind == "pause") paused_.insert(ev.actor);
+      else paused_.erase(ev.actor);
+      update_member(ev.actor);
+    } else if (ev.kind == "member-removed" && ev.actor == "coordinator") {
+      if (const std::string* m = ev.text("member")) {
+        removed_.insert(*m);
+        update_member(*m);
+      }
+    } else if (ev.kind == "joined") {
+      if (removed_.erase(ev.actor) != 0) update_member(ev.actor);
+    }
+  }
+
+  ProcessingResult finish() {
+    advance_clock(to_);
+    for (auto& [r, s] : state_)
+      if (!s.processed) close_down(r, s, to_);
+    return result_;
+  }
+
+ private:
+  struct State {
+    bool processed = false;
+    Time since = kTimeZero;  // start of the current down interval
+    std::set<std::string> holders;  // members that have it initialised
+  };
+
+  bool active(const std::string& member) const { return paused_.count(member) == 0 && removed_.count(member) == 0; }
+
+  void set_ready(const std::string& member, const std::string& r, bool ready) {
+    auto it = state_.find(r);
+    if (it == state_.end()) return;  // not a resource of this run
+    if (ready) {
+      ready_[member].insert(r);
+      it->second.holders.insert(member);
+    } else {
+      ready_[member].erase(r);
+      it->second.holders.erase(member);
+    }
+    update(r, it->second);
+  }
+
+  void update(const std::string& r, State& s) {
+    int n = 0;
+    for (const auto& m : s.holders) n += active(m) ? 1 : 0;
+    const bool now = n == 1;
+    if (now == s.processed) return;
+    s.processed = now;
+    if (now) {
+      close_down(r, s, last_);
+      --down_count_;
+    } else {
+      s.since = last_;
+      ++down_count_;
+    }
+  }
+
+  void update_member(const std::string& member) {
+    auto it = ready_.find(member);
+    if (it == ready_.end()) return;
+    for (const auto& r : it->second) update(r, state_.at(r));
+  }
+
+  void close_down(const std::string& r, const State& s, Time end) {
+    const Time a = std::max(s.since, from_);
+    const Time b = std::min(end, to_);
+    if (b > a) result_.downtime[r] += b - a;
+  }
+
+  // Stop-the-world for the time since the last event, under the state then.
+  void advance_clock(Time t) {
+    const Time a = std::max(last_, from_);
+    const Time b = std::min(t, to_);
+    if (b > a && !state_.empty() && down_count_ == state_.size() && !alive_.empty()) result_.stop_the_world += b - a;
+    if (t > last_) last_ = t;
+  }
+
+  Time from_, to_;
+  Time last_ = kTimeZero;
+  std::map<std::string, State> state_;
+  std::size_t down_count_ = 0;
+  std::map<std::string, std::set<std::string>> ready_;  // member -> resources it has initialised
+  std::set<std::string> paused_, removed_, alive_;
+  ProcessingResult result_;
+};
+
+Duration nearest_rank(const std::vector<Duration>& sorted, double q) {
+  if (sorted.empty()) return Duration{0};
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+}  // namespace
+
+ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
+                                    Time from, Time to) {
+  Replay replay(resources, from, to);
+  for (const auto& ev : trace) replay.apply(ev);
+  return replay.finish();
+}
+
+DowntimeStats downtime_stats(const std::map<std::string, Duration>& downtime) {
+  DowntimeStats s;
+  std::vector<Duration> all;
+  for (const auto& [r, d] : downtime) {
+    s.total += d;
+    all.push_back(d);
+  }
+  std::sort(all.begin(), all.end());
+  if (!all.empty()) s.max = all.back();
+  s.p50 = nearest_rank(all, 0.50);
+  s.p99 = nearest_rank(all, 0.99);
+  return s;
+}
+
+}  // namespace rsim::metrics

@@ -1,0 +1,39 @@
+// processed(r, t) from the trace, and what follows from it: downtime per
+// resource and stop-the-world time (DESIGN.md, "metrics/").
+//
+// r is processed at t when exactly one member processes it: the member has
+// r initialised (`ready`, not yet `revoking`/`lost`), is not paused, and is
+// in good standing (not removed by the coordinator since it last joined; a
+// removed member's work will be redone by the next owner).
+#pragma once
+
+#include "sim/trace.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rsim::metrics {
+
+struct ProcessingResult {
+  std::map<std::string, Duration> downtime;  // per resource, inside the window
+  Duration stop_the_world{0};                // nothing processed while a member is alive
+};
+
+// Replays `trace` and measures inside [from, to]. `resources` is every
+// resource; one that is never processed is down for the whole window.
+ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
+                                    Time from, Time to);
+
+struct DowntimeStats {
+  Duration total{0};
+  Duration max{0};
+  Duration p50{0};
+  Duration p99{0};
+};
+
+// Sum, max and nearest-rank percentiles over resources.
+DowntimeStats downtime_stats(const std::map<std::string, Duration>& downtime);
+
+}  // namespace rsim::metrics

@@ -1,0 +1,132 @@
+// Metrics on hand-built traces with hand-computed answers.
+#include "metrics/expect.hpp"
+#include "metrics/processing.hpp"
+#include "metrics/summary.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace rsim;
+using namespace std::chrono_literals;
+
+namespace {
+struct Builder {
+  std::vector<TraceEvent> events;
+  Builder& at(Duration t, std::string actor, std::string kind, std::vector<std::string> resources = {}) {
+    TraceEvent ev{time_at(t), std::move(actor), std::move(kind), {}};
+    if (!resources.empty()) ev.fields.push_back({"resources", resources});
+    events.push_back(std::move(ev));
+    return *this;
+  }
+  Builder& removed(Duration t, std::string member) {
+    events.push_back(TraceEvent{time_at(t), "coordinator", "member-removed", {{"member", member}}});
+    return *this;
+  }
+  Builder& stable(Duration t, int generation) {
+    events.push_back(TraceEvent{time_at(t), "coordinator", "generation", {{"generation", generation}}});
+    events.push_back(TraceEvent{time_at(t), "coordinator", "stable", {{"generation", generation}}});
+    return *this;
+  }
+};
+const std::vector<std::string> kTwo{"T-0", "T-1"};
+}  // namespace
+
+TEST_SUITE("metrics") {
+TEST_CASE("downtime and stop-the-world: initialisation, a pause, a handover") {
+  // A owns both from 1 s; frozen 5-7 s; revokes at 10 s; B is ready at 10.5 s.
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start")
+      .at(0s, "A", "assigned", kTwo).at(1s, "A", "ready", kTwo)
+      .at(5s, "A", "pause").at(7s, "A", "resume")
+      .at(10s, "A", "revoking", kTwo).at(10100ms, "A", "revoked", kTwo)
+      .at(10200ms, "B", "assigned", kTwo).at(10500ms, "B", "ready", kTwo);
+  const auto p = metrics::measure_processing(b.events, kTwo, time_at(0s), time_at(20s));
+  // Each: [0, 1) + [5, 7) + [10, 10.5) = 3.5 s; nothing at all is processed
+  // in exactly those intervals, with members alive.
+  CHECK(p.downtime.at("T-0") == Duration{3500ms});
+  CHECK(p.downtime.at("T-1") == Duration{3500ms});
+  CHECK(p.stop_the_world == Duration{3500ms});
+  // Clipped to a window that starts inside the pause: [6, 7) + [10, 10.5).
+  const auto w = metrics::measure_processing(b.events, kTwo, time_at(6s), time_at(20s));
+  CHECK(w.downtime.at("T-0") == Duration{1500ms});
+  CHECK(w.stop_the_world == Duration{1500ms});
+}
+
+TEST_CASE("a resource that is never assigned is down for the whole window; a dead group is not stop-the-world") {
+  Builder b;
+  b.at(0s, "A", "start").at(1s, "A", "assigned", {"T-0"}).at(1s, "A", "ready", {"T-0"}).at(4s, "A", "crash");
+  const auto p = metrics::measure_processing(b.events, kTwo, time_at(0s), time_at(10s));
+  CHECK(p.downtime.at("T-0") == Duration{1s} + Duration{6s});  // before 1 s, after the crash at 4 s
+  CHECK(p.downtime.at("T-1") == Duration{10s});
+  // [0, 1) with A alive counts; after the crash nobody is alive.
+  CHECK(p.stop_the_world == Duration{1s});
+  const auto stats = metrics::downtime_stats(p.downtime);
+  CHECK(stats.total == Duration{17s});
+  CHECK(stats.max == Duration{10s});
+  CHECK(stats.p50 == Duration{7s});  // nearest rank: the 1st of 2
+  CHECK(stats.p99 == Duration{10s});
+}
+
+TEST_CASE("a member removed by the coordinator stops counting as processing; two processors are not one") {
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start")
+      .at(0s, "A", "assigned", {"T-0"}).at(0s, "A", "ready", {"T-0"})
+      .removed(3s, "A")                                              // A is a zombie from here
+      .at(5s, "B", "assigned", {"T-0"}).at(5s, "B", "ready", {"T-0"})  // B processes, A does not count
+      .at(6s, "A", "lost", {"T-0"});
+  const auto p = metrics::measure_processing(b.events, {"T-0"}, time_at(0s), time_at(10s));
+  CHECK(p.downtime.at("T-0") == Duration{2s});
+}
+
+TEST_CASE("overlapping disruptions: a crash during a rebalance") {
+  // Two members each with one partition. At 10 s B crashes; at 11 s A starts
+  // revoking for a rebalance (eager) and is ready again with both at 12 s.
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start")
+      .at(0s, "A", "assigned", {"T-0"}).at(0s, "A", "ready", {"T-0"})
+      .at(0s, "B", "assigned", {"T-1"}).at(0s, "B", "ready", {"T-1"})
+      .at(10s, "B", "crash")
+      .at(11s, "A", "revoking", {"T-0"}).at(11s, "A", "revoked", {"T-0"})
+      .at(12s, "A", "assigned", kTwo).at(12s, "A", "ready", kTwo);
+  const auto p = metrics::measure_processing(b.events, kTwo, time_at(0s), time_at(20s));
+  CHECK(p.downtime.at("T-0") == Duration{1s});
+  CHECK(p.downtime.at("T-1") == Duration{2s});
+  CHECK(p.stop_the_world == Duration{1s});  // [11, 12): nothing processed, A alive
+}
+
+TEST_CASE("summary: window, rebalances, moves by scenario id, revocations, double ownership") {
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start").stable(1s, 1)
+      .at(1s, "A", "assigned", kTwo).at(1s, "A", "ready", kTwo)   // window starts at 1 s
+      .at(5s, "A", "revoking", kTwo).at(5s, "A", "revoked", kTwo)
+      .stable(6s, 2)
+      .at(6s, "A", "assigned", {"T-0"}).at(6s, "A", "ready", {"T-0"})
+      .at(6s, "B", "assigned", {"T-1"}).at(6s, "B", "ready", {"T-1"})   // one move: T-1 A -> B
+      .at(8s, "B", "crash")
+      .at(9s, "B", "start").stable(10s, 3)
+      .at(10s, "B", "assigned", {"T-1"}).at(10s, "B", "ready", {"T-1"});  // same member back: no move
+  const auto s = metrics::summarize(b.events, kTwo, time_at(12s), std::nullopt);
+  REQUIRE(s.window_start);
+  CHECK(*s.window_start == time_at(1s));
+  CHECK(s.rebalances == 2);
+  CHECK(s.moves == 1);
+  CHECK(s.revocations == 2);
+  CHECK(s.final_generation == 3);
+  CHECK_FALSE(s.violation);
+  CHECK(s.downtime.total == Duration{1s} + Duration{1s} + Duration{2s});  // T-0 [5,6); T-1 [5,6) + [8,10)
+  CHECK(s.stop_the_world == Duration{1s});
+
+  Builder bad = b;
+  bad.at(11s, "A", "assigned", {"T-1"});  // B still owns T-1 and is in good standing
+  const auto v = metrics::summarize(bad.events, kTwo, time_at(12s), std::nullopt);
+  REQUIRE(v.violation);
+  CHECK(v.violation->at == time_at(11s));
+  CHECK(v.violation->members == std::vector<std::string>{"B", "A"});
+  CHECK(metrics::describe(*v.violation) == "resource T-1 owned by two members at 11.000s (B, A)");
+
+  Builder gen;
+  gen.stable(1s, 2).stable(2s, 2);
+  const auto g = metrics::summarize(gen.events, {}, time_at(3s), std::nullopt);
+  REQUIRE(g.violation);
+  CHECK(g.violation->what == "generation went from 2 to 2");
+}
+}
