@@ -13,8 +13,10 @@ namespace {
 // only the count of processed resources and of live members.
 class Replay {
  public:
-  Replay(const std::vector<std::string>& resources, Time from, Time to) : from_(from), to_(to) {
+  Replay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from, Time to)
+      : from_(from), to_(to) {
     for (const auto& r : resources) {
+      if (created_later.count(r) != 0) continue;  // exists from its resources-added event
       state_[r] = State{};
       result_.downtime[r] = Duration{0};
     }
@@ -24,7 +26,14 @@ class Replay {
   void apply(const TraceEvent& ev) {
     advance_clock(ev.at);
     const auto* rs = ev.list("resources");
-    if (ev.kind == "ready" && rs != nullptr) {
+    if (ev.kind == "resources-added" && rs != nullptr) {
+      for (const auto& r : *rs) {
+        State& s = state_[r];
+        s.since = last_;
+        result_.downtime[r] = Duration{0};
+        ++down_count_;
+      }
+    } else if (ev.kind == "ready" && rs != nullptr) {
       for (const auto& r : *rs) set_ready(ev.actor, r, true);
     } else if ((ev.kind == "revoking" || ev.kind == "lost") && rs != nullptr) {
       for (const auto& r : *rs) set_ready(ev.actor, r, false);
@@ -130,9 +139,17 @@ Duration nearest_rank(const std::vector<Duration>& sorted, double q) {
 
 }  // namespace
 
+std::set<std::string> created_later(const std::vector<TraceEvent>& trace) {
+  std::set<std::string> out;
+  for (const auto& ev : trace)
+    if (ev.kind == "resources-added")
+      if (const auto* rs = ev.list("resources")) out.insert(rs->begin(), rs->end());
+  return out;
+}
+
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
                                     Time from, Time to) {
-  Replay replay(resources, from, to);
+  Replay replay(resources, created_later(trace), from, to);
   for (const auto& ev : trace) replay.apply(ev);
   return replay.finish();
 }

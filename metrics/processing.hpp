@@ -21,8 +21,13 @@ struct ProcessingResult {
   Duration stop_the_world{0};                // nothing processed while a member is alive
 };
 
+// Resources that a `resources-added` event creates during the run (a topic's
+// first subscriber, partitions added to a subscribed topic).
+std::set<std::string> created_later(const std::vector<TraceEvent>& trace);
+
 // Replays `trace` and measures inside [from, to]. `resources` is every
-// resource; one that is never processed is down for the whole window.
+// resource; one that is never processed is down for the whole window (or
+// from its creation, for resources added during the run).
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
                                     Time from, Time to);
 

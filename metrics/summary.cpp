@@ -78,7 +78,12 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   ownership.on_move([&](Time at, const std::string&, const std::string&, const std::string&) {
     if (in_window(at)) ++s.moves;
   });
-  StableWatch watch(resources);
+  // Resources added during the run do not hold back the default window.
+  const std::set<std::string> later = created_later(trace);
+  std::vector<std::string> initial;
+  for (const auto& r : resources)
+    if (later.count(r) == 0) initial.push_back(r);
+  StableWatch watch(initial);
   int last_generation = 0;
   for (const auto& ev : trace) {
     const bool counted = in_window(ev.at);

@@ -14,6 +14,7 @@ const std::vector<ConfigKey>& config_keys() {
       {"max.poll.interval.ms", ConfigKind::Millis, "consumer poll deadline, also its rebalance timeout (300000)"},
       {"rebalance.timeout.ms", ConfigKind::Millis, "Connect worker rebalance timeout (60000)"},
       {"request.timeout.ms", ConfigKind::Millis, "client request timeout (30000)"},
+      {"metadata.max.age.ms", ConfigKind::Millis, "client metadata refresh interval (300000)"},
       {"retry.backoff.ms", ConfigKind::Millis, "client retry backoff (100)"},
       {"retry.backoff.max.ms", ConfigKind::Millis, "client retry backoff cap (1000)"},
       {"group.initial.rebalance.delay.ms", ConfigKind::Millis, "broker: delay of a new group's first rebalance (3000)"},
@@ -57,6 +58,7 @@ Duration default_millis(const Scenario& s, std::string_view key) {
   if (key == "max.poll.interval.ms") return 300s;
   if (key == "rebalance.timeout.ms") return 60s;
   if (key == "request.timeout.ms") return 30s;
+  if (key == "metadata.max.age.ms") return 300s;
   if (key == "retry.backoff.ms") return 100ms;
   if (key == "retry.backoff.max.ms") return 1s;
   if (key == "group.initial.rebalance.delay.ms") return 3s;

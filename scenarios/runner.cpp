@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <memory>
 
 namespace rsim::scenario {
@@ -46,13 +47,7 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
   if (!s.subtopologies.empty())
     throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
   for (const auto& ev : s.events) {
-    const bool supported = std::holds_alternative<Join>(ev.action) || std::holds_alternative<Leave>(ev.action) ||
-                           std::holds_alternative<Crash>(ev.action) || std::holds_alternative<Bounce>(ev.action) ||
-                           std::holds_alternative<Restart>(ev.action) || std::holds_alternative<Pause>(ev.action) ||
-                           std::holds_alternative<RollingBounce>(ev.action) ||
-                           std::holds_alternative<RollingRestart>(ev.action) ||
-                           std::holds_alternative<ScaleOut>(ev.action) || std::holds_alternative<ScaleIn>(ev.action) ||
-                           std::holds_alternative<Isolate>(ev.action);
+    const bool supported = !std::holds_alternative<Upgrade>(ev.action) && !std::holds_alternative<RollingUpgrade>(ev.action);
     if (!supported)
       throw InputError(s.file, ev.mark, fmt::format("'{}' events are part of the scenario contract but not simulated by this version yet", ev.kind));
   }
@@ -73,10 +68,12 @@ class GroupRun {
   GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed)
       : s_(s),
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
-        coordinator_node_(network_.add_node("coordinator")),
-        coordinator_(kernel_, trace_, cl::CoordinatorConfig{config_millis(s, "group.initial.rebalance.delay.ms")}),
+        coordinator_(make_coordinator()),
         assignor_(protocols::make_classic_assignor(assignor)),
         protocol_name_(std::move(protocol)) {
+    directory_.coordinator = coordinator_.get();
+    directory_.node = network_.add_node("coordinator");
+    directory_.bootstrap = network_.add_node("bootstrap");
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
     embedded_ = std::make_unique<cl::EagerProtocol>();
     // Every process the scenario can start gets its node now, in a fixed
@@ -90,6 +87,8 @@ class GroupRun {
   }
 
   RunResult run(std::uint64_t seed, const std::string& assignor_name) {
+    for (const auto& m : s_.members) subscribed(m.subscribe);  // the initial resources
+    started_ = true;
     emit_config();
     start_members();
     for (const auto& ev : s_.events) schedule(ev);
@@ -100,7 +99,8 @@ class GroupRun {
     r.seed = seed;
     r.end = kernel_.now();
     for (const auto& t : s_.topics)
-      for (int p = 0; p < t.partitions; ++p) r.resources.push_back(partition_name(t.name, p));
+      if (group_topics_.count(t.name) != 0)
+        for (int p = 0; p < metadata_.at(t.name); ++p) r.resources.push_back(partition_name(t.name, p));
     r.network = network_.stats();
     r.events_executed = kernel_.executed();
     r.trace = std::move(trace_);
@@ -117,11 +117,13 @@ class GroupRun {
     c.session_timeout = config_millis(s_, "session.timeout.ms");
     c.heartbeat_interval = config_millis(s_, "heartbeat.interval.ms");
     c.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
+    c.max_poll_interval = config_millis(s_, "max.poll.interval.ms");
+    c.metadata_max_age = config_millis(s_, "metadata.max.age.ms");
     c.request_timeout = config_millis(s_, "request.timeout.ms");
     c.retry_backoff = config_millis(s_, "retry.backoff.ms");
     c.revoke_cost = s_.costs.revoke;
     c.assign_cost = s_.costs.assign;
-    cl::MemberContext ctx{kernel_, network_, trace_, coordinator_, coordinator_node_, metadata_, *assignor_, *embedded_};
+    cl::MemberContext ctx{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_};
     members_.emplace(spec.id, std::make_unique<cl::ClassicMember>(ctx, c));
     order_.push_back(spec.id);
   }
@@ -150,8 +152,10 @@ class GroupRun {
         seed.join.subscription = embedded_->subscription(m.subscribe, seed.assignment.partitions, 1);
         seeds.push_back(seed);
       }
-      coordinator_.seed_stable(1, seeds);
-      for (const auto& seed : seeds) member(seed.join.client_id).start_stable(seed.member_id, 1, seed.assignment.partitions);
+      coordinator_->seed_stable(1, seeds);
+      const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
+      for (const auto& seed : seeds)
+        member(seed.join.client_id).start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
     }
     for (const auto& m : s_.members) {
       if (s_.initial_assignment && m.start == Duration{0}) continue;
@@ -174,6 +178,54 @@ class GroupRun {
     });
   }
 
+  std::unique_ptr<cl::ClassicCoordinator> make_coordinator() {
+    return std::make_unique<cl::ClassicCoordinator>(
+        kernel_, trace_, cl::CoordinatorConfig{config_millis(s_, "group.initial.rebalance.delay.ms")});
+  }
+
+  // The coordinator's broker fails: connections to it break, in-flight
+  // requests are lost; after `down` another broker loads the group from what
+  // was persisted and members find it through FindCoordinator.
+  void failover(Duration down) {
+    trace_.emit(kernel_.now(), "coordinator", "failover", {{"down_us", down.count()}});
+    network_.crash(directory_.node);
+    directory_.available = false;
+    const cl::PersistedGroup persisted = coordinator_->persisted();
+    const std::uint64_t next_number = coordinator_->next_member_number();
+    directory_.coordinator = nullptr;
+    coordinator_.reset();
+    for (const auto& id : order_) member(id).coordinator_disconnected();
+    kernel_.schedule_in(down, [this, persisted, next_number] {
+      coordinator_ = make_coordinator();
+      coordinator_->continue_member_numbers(next_number);
+      coordinator_->load(persisted);
+      directory_.coordinator = coordinator_.get();
+      network_.restart(directory_.node);
+      directory_.available = true;
+    });
+  }
+
+  // The group's resources are the partitions of the topics its members
+  // subscribe to; a topic's partitions join them when it gets its first
+  // subscriber, and grow with add-partitions.
+  void subscribed(const std::vector<std::string>& topics) {
+    for (const auto& t : topics) {
+      if (!group_topics_.insert(t).second || !started_) continue;
+      std::vector<std::string> added;
+      for (int p = 0; p < metadata_.at(t); ++p) added.push_back(partition_name(t, p));
+      trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", t}, {"resources", added}});
+    }
+  }
+
+  void add_partitions(const std::string& topic, int count) {
+    int& current = metadata_.at(topic);
+    std::vector<std::string> added;
+    for (int p = current; p < count; ++p) added.push_back(partition_name(topic, p));
+    current = count;
+    if (group_topics_.count(topic) != 0)
+      trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", topic}, {"resources", added}});
+  }
+
   void schedule(const Event& ev) {
     kernel_.schedule_at(time_at(ev.at), [this, &ev] { apply(ev); });
   }
@@ -183,6 +235,7 @@ class GroupRun {
         [&](const auto& a) {
           using A = std::decay_t<decltype(a)>;
           if constexpr (std::is_same_v<A, Join>) {
+            subscribed(a.member.subscribe);
             member(a.member.id).start();
           } else if constexpr (std::is_same_v<A, Leave>) {
             member(a.member).leave();
@@ -194,6 +247,15 @@ class GroupRun {
             restart(a.member, a.down);
           } else if constexpr (std::is_same_v<A, Pause>) {
             member(a.member).pause(a.length);
+          } else if constexpr (std::is_same_v<A, Slow>) {
+            member(a.member).slow(a.batch, a.length);
+          } else if constexpr (std::is_same_v<A, Subscribe>) {
+            subscribed(a.topics);
+            member(a.member).subscribe(a.topics);
+          } else if constexpr (std::is_same_v<A, AddPartitions>) {
+            add_partitions(a.topic, a.count);
+          } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
+            failover(a.down);
           } else if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart>) {
             Duration offset{0};
             for (const auto& id : a.members.ids) {
@@ -204,15 +266,16 @@ class GroupRun {
               offset += a.interval;
             }
           } else if constexpr (std::is_same_v<A, ScaleOut>) {
+            subscribed(a.subscribe);
             for (const auto& id : a.ids) member(id).start();
           } else if constexpr (std::is_same_v<A, ScaleIn>) {
             for (const auto& id : a.members) member(id).leave();
           } else if constexpr (std::is_same_v<A, Isolate>) {
             const NodeId node = member(a.member).node();
-            network_.cut(node, coordinator_node_);
+            network_.cut(node, directory_.node);
             trace_.emit(kernel_.now(), a.member, "isolated", {{"for_us", a.length.count()}});
             kernel_.schedule_in(a.length, [this, node, id = a.member] {
-              network_.heal(node, coordinator_node_);
+              network_.heal(node, directory_.node);
               trace_.emit(kernel_.now(), id, "reconnected");
             });
           } else {
@@ -227,14 +290,16 @@ class GroupRun {
   Kernel kernel_;
   Trace trace_;
   Network network_;
-  NodeId coordinator_node_;
-  cl::ClassicCoordinator coordinator_;
+  std::unique_ptr<cl::ClassicCoordinator> coordinator_;
+  cl::CoordinatorDirectory directory_;
   cl::Metadata metadata_;
   std::unique_ptr<protocols::Assignor> assignor_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;
   std::string protocol_name_;
   std::map<std::string, std::unique_ptr<cl::ClassicMember>> members_;
   std::vector<std::string> order_;
+  std::set<std::string> group_topics_;
+  bool started_ = false;
 };
 
 }  // namespace

@@ -42,4 +42,35 @@ void Timer::cancel() {
   id_ = EventId{};
 }
 
+void SuspendableTimer::arm_in(Duration delay, Callback cb) {
+  cb_ = std::move(cb);
+  suspended_ = false;
+  timer_.arm_in(delay, [this] { fire(); });
+}
+
+void SuspendableTimer::cancel() {
+  timer_.cancel();
+  cb_ = nullptr;
+  suspended_ = false;
+}
+
+void SuspendableTimer::suspend() {
+  if (!timer_.armed()) return;
+  left_ = timer_.deadline() - kernel_->now();
+  timer_.cancel();
+  suspended_ = true;
+}
+
+void SuspendableTimer::resume() {
+  if (!suspended_) return;
+  suspended_ = false;
+  timer_.arm_in(left_, [this] { fire(); });
+}
+
+void SuspendableTimer::fire() {
+  Callback cb = std::move(cb_);
+  cb_ = nullptr;
+  cb();
+}
+
 }  // namespace rsim

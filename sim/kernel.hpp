@@ -54,4 +54,27 @@ class Timer {
   Time deadline_ = kTimeZero;
 };
 
+// A timer that can be suspended and resumed with the time it had left (a
+// process frozen mid-task finishes the task that much later). It owns its
+// callback, which may re-arm the timer.
+class SuspendableTimer {
+ public:
+  explicit SuspendableTimer(Kernel& kernel) : kernel_(&kernel), timer_(kernel) {}
+
+  void arm_in(Duration delay, Callback cb);
+  void cancel();
+  void suspend();
+  void resume();
+  bool active() const { return timer_.armed() || suspended_; }
+
+ private:
+  void fire();
+
+  Kernel* kernel_;
+  Timer timer_;
+  Callback cb_;
+  Duration left_{0};
+  bool suspended_ = false;
+};
+
 }  // namespace rsim

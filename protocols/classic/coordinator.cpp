@@ -190,6 +190,7 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
       // Kafka rebalances here only if the group's selected protocol would
       // change; every member of a simulated group speaks the same one, so the
       // member gets the current generation's assignment back, no rebalance.
+      persist();
       reschedule_deadline(*m, m->session_timeout);
       reply_current_generation(*m, reply);
       return;
@@ -356,6 +357,7 @@ void ClassicCoordinator::init_next_generation() {
   if (members_.empty()) {
     leader_.clear();
     transition(GroupState::Empty, "no members");
+    persist();
     emit("generation", {{"generation", generation_}, {"leader", std::string()}, {"members", std::vector<std::string>{}}});
     return;
   }
@@ -423,6 +425,7 @@ void ClassicCoordinator::handle_sync(SyncGroupRequest req, Reply<SyncGroupRespon
       for (auto& [id, assignment] : req.assignments)
         if (Member* target = find(id)) target->assignment = std::move(assignment);
       transition(GroupState::Stable, fmt::format("leader {} sent the assignment", m->id));
+      persist();
       emit("stable", {{"generation", generation_}});
       for (auto& member : members_) {
         if (!member->awaiting_sync) continue;
@@ -504,29 +507,62 @@ void ClassicCoordinator::remove_member(const std::string& member_id, const std::
 
 // ------------------------------------------------------------------ scenario start
 
-void ClassicCoordinator::seed_stable(int generation, std::vector<SeedMember> seeds) {
-  assert(state_ == GroupState::Empty && members_.empty());
+void ClassicCoordinator::install(int generation, const std::string& leader, const std::vector<SeedMember>& seeds) {
+  assert(members_.empty());
   generation_ = generation;
-  std::vector<std::string> clients;
-  for (auto& s : seeds) {
+  for (const auto& seed : seeds) {
     auto m = std::make_unique<Member>();
-    m->id = s.member_id;
-    m->client_id = s.join.client_id;
-    m->instance_id = s.join.instance_id;
-    m->session_timeout = s.join.session_timeout;
-    m->rebalance_timeout = s.join.rebalance_timeout;
-    m->subscription = std::move(s.join.subscription);
-    m->assignment = std::move(s.assignment);
+    m->id = seed.member_id;
+    m->client_id = seed.join.client_id;
+    m->instance_id = seed.join.instance_id;
+    m->session_timeout = seed.join.session_timeout;
+    m->rebalance_timeout = seed.join.rebalance_timeout;
+    m->subscription = seed.join.subscription;
+    m->assignment = seed.assignment;
     if (m->instance_id) static_members_[*m->instance_id] = m->id;
     reschedule_deadline(*m, m->session_timeout);
-    clients.push_back(m->client_id);
     members_.push_back(std::move(m));
   }
-  if (!members_.empty()) leader_ = members_.front()->id;
-  state_ = GroupState::Stable;
-  previous_state_ = GroupState::CompletingRebalance;
+  leader_ = leader;
+  if (find(leader_) == nullptr) leader_ = members_.empty() ? std::string() : members_.front()->id;
+  state_ = members_.empty() ? GroupState::Empty : GroupState::Stable;
+  previous_state_ = members_.empty() ? GroupState::PreparingRebalance : GroupState::CompletingRebalance;
+}
+
+void ClassicCoordinator::persist() {
+  persisted_.generation = generation_;
+  persisted_.leader = leader_;
+  persisted_.members.clear();
+  for (const auto& m : members_) {
+    SeedMember s;
+    s.member_id = m->id;
+    s.join.client_id = m->client_id;
+    s.join.instance_id = m->instance_id;
+    s.join.session_timeout = m->session_timeout;
+    s.join.rebalance_timeout = m->rebalance_timeout;
+    s.join.subscription = m->subscription;
+    s.assignment = m->assignment;
+    persisted_.members.push_back(std::move(s));
+  }
+}
+
+void ClassicCoordinator::seed_stable(int generation, std::vector<SeedMember> seeds) {
+  assert(state_ == GroupState::Empty && members_.empty());
+  install(generation, seeds.empty() ? std::string() : seeds.front().member_id, seeds);
+  persist();
+  std::vector<std::string> clients;
+  for (const auto& m : members_) clients.push_back(m->client_id);
   emit("generation", {{"generation", generation_}, {"leader", members_.empty() ? std::string() : members_.front()->client_id}, {"members", clients}});
   emit("stable", {{"generation", generation_}});
+}
+
+void ClassicCoordinator::load(const PersistedGroup& group) {
+  assert(state_ == GroupState::Empty && members_.empty());
+  install(group.generation, group.leader, group.members);
+  persisted_ = group;
+  std::vector<std::string> clients;
+  for (const auto& m : members_) clients.push_back(m->client_id);
+  emit("loaded", {{"generation", generation_}, {"state", std::string(state_name(state_))}, {"members", clients}});
 }
 
 }  // namespace rsim::protocols::classic

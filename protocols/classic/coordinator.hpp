@@ -39,6 +39,15 @@ struct SeedMember {
   MemberAssignment assignment;
 };
 
+// What the coordinator writes to the group metadata log (on a completed
+// SyncGroup, a static member's replacement, and when the group empties),
+// and what a new coordinator loads after a failover.
+struct PersistedGroup {
+  int generation = 0;
+  std::string leader;
+  std::vector<SeedMember> members;
+};
+
 class ClassicCoordinator {
  public:
   ClassicCoordinator(Kernel& kernel, Trace& trace, CoordinatorConfig config);
@@ -48,7 +57,15 @@ class ClassicCoordinator {
   void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply);
   void handle_leave(LeaveGroupRequest req);
 
+  // The scenario's initial assignment: Stable at `generation` from time zero.
   void seed_stable(int generation, std::vector<SeedMember> members);
+  // A coordinator taking over the group: the last persisted state, Stable
+  // (Empty without members), every member's session deadline starting now.
+  void load(const PersistedGroup& group);
+  const PersistedGroup& persisted() const { return persisted_; }
+  // Member ids stay unique across coordinators: a new one continues the count.
+  void continue_member_numbers(std::uint64_t next) { next_member_number_ = next; }
+  std::uint64_t next_member_number() const { return next_member_number_; }
 
   GroupState state() const { return state_; }
   int generation() const { return generation_; }
@@ -92,6 +109,8 @@ class ClassicCoordinator {
   bool all_members_joined() const;
   Duration rebalance_timeout() const;
   JoinGroupResponse join_response(const Member& m) const;
+  void persist();
+  void install(int generation, const std::string& leader, const std::vector<SeedMember>& members);
 
   Kernel& kernel_;
   Trace& trace_;
@@ -108,6 +127,7 @@ class ClassicCoordinator {
   Timer join_timer_;
   Timer pending_sync_timer_;
   std::uint64_t next_member_number_ = 1;
+  PersistedGroup persisted_;
 };
 
 }  // namespace rsim::protocols::classic

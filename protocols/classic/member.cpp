@@ -19,10 +19,13 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
       node_(ctx_.network.add_node(config_.client_id)),
       heartbeat_timer_(ctx_.kernel),
       request_timer_(ctx_.kernel),
-      work_timer_(ctx_.kernel),
-      init_timer_(ctx_.kernel),
       pause_timer_(ctx_.kernel),
-      retry_timer_(ctx_.kernel) {
+      retry_timer_(ctx_.kernel),
+      metadata_timer_(ctx_.kernel),
+      revoke_timer_(ctx_.kernel),
+      init_timer_(ctx_.kernel),
+      batch_timer_(ctx_.kernel),
+      poll_timer_(ctx_.kernel) {
   ctx_.network.crash(node_);  // not running until start()
 }
 
@@ -39,6 +42,20 @@ void ClassicMember::on_message(Callback handler) {
   handler();
 }
 
+template <class Req, class Resp, class Handle>
+void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle) {
+  CoordinatorDirectory* dir = &ctx_.directory;
+  const std::string answer = std::string(what) + "Response";
+  Reply<Resp> reply = [this, dir, answer, handle](Resp r) {
+    ctx_.network.send(dir->node, node_, answer, [this, handle, r = std::move(r)]() mutable {
+      on_message([handle, r = std::move(r)]() mutable { handle(std::move(r)); });
+    });
+  };
+  ctx_.network.send(node_, dir->node, what, [dir, method, req = std::move(req), reply = std::move(reply)]() mutable {
+    (dir->coordinator->*method)(std::move(req), std::move(reply));
+  });
+}
+
 // ------------------------------------------------------------------ lifecycle
 
 void ClassicMember::start() {
@@ -48,16 +65,24 @@ void ClassicMember::start() {
   member_id_.clear();  // a new process has no member id (a static one keeps its instance id)
   generation_ = -1;
   owned_.clear();
+  coordinator_unknown_ = false;
+  known_metadata_ = ctx_.cluster;
+  metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   emit("start");
   send_join();
 }
 
-void ClassicMember::start_stable(const std::string& member_id, int generation, std::vector<TopicPartition> owned) {
+void ClassicMember::start_stable(const std::string& member_id, const std::string& leader, int generation,
+                                 std::vector<TopicPartition> owned) {
   assert(phase_ == Phase::Down);
   ctx_.network.restart(node_);
   phase_ = Phase::Stable;
   member_id_ = member_id;
+  leader_ = leader;
   generation_ = generation;
+  known_metadata_ = ctx_.cluster;
+  assigned_metadata_ = known_metadata_;
+  metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   std::sort(owned.begin(), owned.end());
   owned_ = std::move(owned);
   emit("start");
@@ -70,12 +95,17 @@ void ClassicMember::start_stable(const std::string& member_id, int generation, s
 void ClassicMember::stop_timers() {
   heartbeat_timer_.cancel();
   request_timer_.cancel();
-  work_timer_.cancel();
-  init_timer_.cancel();
   pause_timer_.cancel();
   retry_timer_.cancel();
-  work_done_ = nullptr;
-  init_done_ = nullptr;
+  metadata_timer_.cancel();
+  revoke_timer_.cancel();
+  init_timer_.cancel();
+  batch_timer_.cancel();
+  poll_timer_.cancel();
+  in_batch_ = false;
+  rejoin_after_batch_.reset();
+  left_on_poll_timeout_ = false;
+  batch_ = Duration{0};
 }
 
 void ClassicMember::crash() {
@@ -99,15 +129,16 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   request_timer_.cancel();
   retry_timer_.cancel();
   init_timer_.cancel();
-  init_done_ = nullptr;
-  work_timer_.cancel();
-  work_done_ = nullptr;
+  revoke_timer_.cancel();
+  batch_timer_.cancel();
+  poll_timer_.cancel();
+  in_batch_ = false;
   revoking_ = false;
   auto finish = [this, on_stopped = std::move(on_stopped)] {
-    if (!config_.instance_id && !member_id_.empty()) {
+    if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown_) {
       LeaveGroupRequest req{member_id_};
-      ctx_.network.send(node_, ctx_.coordinator_node, "LeaveGroup",
-                        [coord = &ctx_.coordinator, req] { coord->handle_leave(req); });
+      CoordinatorDirectory* dir = &ctx_.directory;
+      ctx_.network.send(node_, dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
     }
     emit("stopped");
     ctx_.network.crash(node_);
@@ -121,7 +152,8 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
 }
 
 // The process freezes (GC, a stuck poll loop): no heartbeats, no progress on
-// revocation or initialisation; messages wait in the socket until it thaws.
+// revocation, initialisation or the batch; messages wait in the socket until
+// it thaws.
 void ClassicMember::pause(Duration length) {
   if (phase_ == Phase::Down) return;
   if (paused_) {  // a longer freeze extends the current one
@@ -131,35 +163,157 @@ void ClassicMember::pause(Duration length) {
   paused_ = true;
   emit("pause", {{"for_us", length.count()}});
   heartbeat_timer_.cancel();
-  if (work_timer_.armed()) {
-    work_left_ = work_timer_.deadline() - ctx_.kernel.now();
-    work_timer_.cancel();
-  }
-  if (init_timer_.armed()) {
-    init_left_ = init_timer_.deadline() - ctx_.kernel.now();
-    init_timer_.cancel();
-  }
+  revoke_timer_.suspend();
+  init_timer_.suspend();
+  batch_timer_.suspend();
+  poll_timer_.suspend();
   pause_timer_.arm_in(length, [this] { resume(); });
 }
 
 void ClassicMember::resume() {
   paused_ = false;
   emit("resume");
-  if (work_done_) work_timer_.arm_in(work_left_, [this] {
-      auto done = std::move(work_done_);
-      work_done_ = nullptr;
-      done();
-    });
-  if (init_done_) init_timer_.arm_in(init_left_, [this] {
-      auto done = std::move(init_done_);
-      init_done_ = nullptr;
-      done();
-    });
+  revoke_timer_.resume();
+  init_timer_.resume();
+  batch_timer_.resume();
+  poll_timer_.resume();
   if (phase_ == Phase::Syncing || phase_ == Phase::Stable) send_heartbeat();
   while (!inbox_.empty() && !paused_ && phase_ != Phase::Down) {
     auto handler = std::move(inbox_.front());
     inbox_.pop_front();
     handler();
+  }
+}
+
+// KafkaConsumer.subscribe() with a new topic list: the member fetches
+// metadata for it and rejoins from its next poll.
+void ClassicMember::subscribe(std::vector<std::string> topics) {
+  if (phase_ == Phase::Down) return;
+  config_.topics = std::move(topics);
+  known_metadata_ = ctx_.cluster;
+  emit("subscribe", {{"topics", config_.topics}});
+  request_rejoin("subscription changed");
+}
+
+// ------------------------------------------------------------------ the poll loop
+
+// Records are processed in batches between two poll() calls. A rejoin the
+// heartbeat thread asked for happens at the next poll, i.e. when the batch
+// in progress ends; a batch longer than max.poll.interval.ms makes the
+// heartbeat thread leave the group (KIP-62).
+void ClassicMember::slow(Duration batch, Duration length) {
+  if (phase_ == Phase::Down) return;
+  emit("slow", {{"batch_us", batch.count()}, {"for_us", length.count()}});
+  batch_ = batch;
+  slow_until_ = ctx_.kernel.now() + length;
+  if (!in_batch_ && phase_ == Phase::Stable && !revoking_) start_batch();
+}
+
+void ClassicMember::start_batch() {
+  if (batch_ == Duration{0} || ctx_.kernel.now() >= slow_until_) {
+    batch_ = Duration{0};
+    return;
+  }
+  in_batch_ = true;
+  batch_timer_.arm_in(batch_, [this] { end_batch(); });
+  poll_timer_.arm_in(config_.max_poll_interval, [this] { poll_timeout(); });
+}
+
+void ClassicMember::end_batch() {
+  in_batch_ = false;
+  poll_timer_.cancel();
+  if (left_on_poll_timeout_) {
+    // The poll after the timeout: the generation was reset, so what the
+    // member held is lost, and it joins again as a new member.
+    left_on_poll_timeout_ = false;
+    lose_partitions("poll timeout");
+    send_join();
+    return;
+  }
+  if (rejoin_after_batch_) {
+    const std::string reason = *rejoin_after_batch_;
+    rejoin_after_batch_.reset();
+    prepare_and_join(reason);
+    return;
+  }
+  start_batch();
+}
+
+void ClassicMember::poll_timeout() {
+  emit("poll-timeout", {{"max-poll-interval_us", config_.max_poll_interval.count()}});
+  if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown_) {
+    LeaveGroupRequest req{member_id_};
+    CoordinatorDirectory* dir = &ctx_.directory;
+    ctx_.network.send(node_, dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
+  }
+  // resetGenerationOnLeaveGroup: no member id, no generation, no heartbeats.
+  member_id_.clear();
+  generation_ = -1;
+  phase_ = Phase::Idle;
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  left_on_poll_timeout_ = true;
+}
+
+// ------------------------------------------------------------------ metadata, coordinator
+
+void ClassicMember::refresh_metadata() {
+  metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
+  known_metadata_ = ctx_.cluster;
+  // ConsumerCoordinator: the leader rejoins when the partition count of a
+  // topic it assigned changed since it computed the assignment.
+  if (phase_ != Phase::Stable || member_id_ != leader_) return;
+  for (const auto& [topic, count] : assigned_metadata_) {
+    auto it = known_metadata_.find(topic);
+    if (it != known_metadata_.end() && it->second != count) {
+      request_rejoin(fmt::format("partitions of {} changed", topic));
+      return;
+    }
+  }
+}
+
+void ClassicMember::coordinator_disconnected() {
+  if (phase_ == Phase::Down || coordinator_unknown_) return;
+  coordinator_unknown_ = true;
+  emit("coordinator-lost");
+  request_timer_.cancel();
+  retry_timer_.cancel();
+  find_coordinator();
+}
+
+// FindCoordinator goes to a bootstrap broker, which knows whether the
+// group's coordinator is up again; retried every retry.backoff.ms.
+void ClassicMember::find_coordinator() {
+  CoordinatorDirectory* dir = &ctx_.directory;
+  ctx_.network.send(node_, dir->bootstrap, "FindCoordinator", [this, dir] {
+    const bool available = dir->available;
+    ctx_.network.send(dir->bootstrap, node_, "FindCoordinatorResponse", [this, available] {
+      on_message([this, available] {
+        if (!coordinator_unknown_) return;
+        if (available) {
+          coordinator_found();
+        } else {
+          retry_timer_.arm_in(config_.retry_backoff, [this] { find_coordinator(); });
+        }
+      });
+    });
+  });
+}
+
+void ClassicMember::coordinator_found() {
+  coordinator_unknown_ = false;
+  emit("coordinator-found");
+  switch (phase_) {
+    case Phase::Joining:
+    case Phase::Syncing:
+      send_join();  // the request in flight was lost with the old coordinator
+      return;
+    case Phase::Stable:
+      send_heartbeat();
+      return;
+    case Phase::Idle:
+    case Phase::Down:
+      return;
   }
 }
 
@@ -172,27 +326,29 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   }
   // A partition still initialising is revoked as well; its init is abandoned.
   init_timer_.cancel();
-  init_done_ = nullptr;
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
   const Duration cost = config_.revoke_cost * static_cast<std::int64_t>(partitions.size());
-  work_done_ = [this, partitions, then = std::move(then)]() mutable {
+  auto done = [this, partitions, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
     emit("revoked", {{"resources", to_strings(partitions)}});
     then();
   };
-  work_timer_.arm_in(cost, [this] {
-    auto done = std::move(work_done_);
-    work_done_ = nullptr;
+  // A free revocation takes no step: nothing else can happen in between.
+  if (cost == Duration{0}) {
     done();
-  });
+  } else {
+    revoke_timer_.arm_in(cost, std::move(done));
+  }
 }
 
 void ClassicMember::request_rejoin(const std::string& reason) {
   if (phase_ != Phase::Stable || revoking_) return;
-  // The consumer rejoins from its poll loop; with no batch in progress that
-  // is at once.
+  if (in_batch_) {  // at the next poll
+    if (!rejoin_after_batch_) rejoin_after_batch_ = reason;
+    return;
+  }
   prepare_and_join(reason);
 }
 
@@ -208,6 +364,7 @@ void ClassicMember::send_join() {
   if (phase_ == Phase::Down) return;
   phase_ = Phase::Joining;
   heartbeat_timer_.cancel();  // no heartbeats while parked in JoinGroup
+  if (coordinator_unknown_) return;  // sent once the coordinator is found
   const std::uint64_t seq = ++request_seq_;
   JoinGroupRequest req;
   req.member_id = member_id_;
@@ -217,16 +374,8 @@ void ClassicMember::send_join() {
   req.rebalance_timeout = config_.rebalance_timeout;
   req.subscription = ctx_.protocol.subscription(config_.topics, owned_, generation_);
   emit("join", {{"member-id", member_id_}});
-  auto reply = [this, seq](JoinGroupResponse r) {
-    ctx_.network.send(ctx_.coordinator_node, node_, "JoinGroupResponse",
-                      [this, seq, r = std::move(r)]() mutable {
-                        on_message([this, seq, r = std::move(r)]() mutable { on_join_response(seq, std::move(r)); });
-                      });
-  };
-  ctx_.network.send(node_, ctx_.coordinator_node, "JoinGroup",
-                    [coord = &ctx_.coordinator, req = std::move(req), reply = std::move(reply)]() mutable {
-                      coord->handle_join(std::move(req), std::move(reply));
-                    });
+  call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,
+       [this, seq](JoinGroupResponse r) { on_join_response(seq, std::move(r)); });
   request_timer_.arm_in(config_.rebalance_timeout + kJoinGroupTimeoutLapse, [this] {
     emit("request-timeout", {{"request", std::string("JoinGroup")}});
     send_join();
@@ -279,19 +428,18 @@ void ClassicMember::send_sync() {
   SyncGroupRequest req;
   req.member_id = member_id_;
   req.generation = generation_;
-  if (member_id_ == leader_ && !joined_members_.empty())
-    req.assignments = ctx_.protocol.assign(ctx_.assignor, ctx_.metadata, joined_members_);
+  if (member_id_ == leader_ && !joined_members_.empty()) {
+    // The leader assigns from the metadata it has, and remembers it: a later
+    // refresh that shows a different partition count triggers a rebalance.
+    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_);
+    assigned_metadata_.clear();
+    for (const auto& m : joined_members_)
+      for (const auto& t : m.subscription.topics)
+        if (auto it = known_metadata_.find(t); it != known_metadata_.end()) assigned_metadata_[t] = it->second;
+  }
   joined_members_.clear();
-  auto reply = [this, seq](SyncGroupResponse r) {
-    ctx_.network.send(ctx_.coordinator_node, node_, "SyncGroupResponse",
-                      [this, seq, r = std::move(r)]() mutable {
-                        on_message([this, seq, r = std::move(r)]() mutable { on_sync_response(seq, std::move(r)); });
-                      });
-  };
-  ctx_.network.send(node_, ctx_.coordinator_node, "SyncGroup",
-                    [coord = &ctx_.coordinator, req = std::move(req), reply = std::move(reply)]() mutable {
-                      coord->handle_sync(std::move(req), std::move(reply));
-                    });
+  call("SyncGroup", std::move(req), &ClassicCoordinator::handle_sync,
+       [this, seq](SyncGroupResponse r) { on_sync_response(seq, std::move(r)); });
   request_timer_.arm_in(config_.request_timeout, [this] {
     emit("request-timeout", {{"request", std::string("SyncGroup")}});
     send_join();
@@ -334,14 +482,13 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     if (cost == Duration{0}) {
       ready();
     } else {
-      init_done_ = std::move(ready);
-      init_timer_.arm_in(cost, [this] {
-        auto done = std::move(init_done_);
-        init_done_ = nullptr;
-        done();
-      });
+      init_timer_.arm_in(cost, std::move(ready));
     }
-    if (outcome.rejoin) request_rejoin("assignment asks for a follow-up rebalance");
+    if (outcome.rejoin) {
+      request_rejoin("assignment asks for a follow-up rebalance");
+    } else if (!in_batch_) {
+      start_batch();  // poll() returns: processing goes on
+    }
   };
   revoke(outcome.revoke, std::move(assign));
 }
@@ -354,18 +501,11 @@ void ClassicMember::arm_heartbeat() {
 
 void ClassicMember::send_heartbeat() {
   if (paused_ || (phase_ != Phase::Syncing && phase_ != Phase::Stable)) return;
-  const int generation = generation_;
-  HeartbeatRequest req{member_id_, generation};
-  auto reply = [this, generation](HeartbeatResponse r) {
-    ctx_.network.send(ctx_.coordinator_node, node_, "HeartbeatResponse", [this, generation, r] {
-      on_message([this, generation, r] { on_heartbeat_response(generation, r); });
-    });
-  };
-  ctx_.network.send(node_, ctx_.coordinator_node, "Heartbeat",
-                    [coord = &ctx_.coordinator, req, reply = std::move(reply)]() mutable {
-                      coord->handle_heartbeat(req, std::move(reply));
-                    });
   arm_heartbeat();
+  if (coordinator_unknown_) return;
+  const int generation = generation_;
+  call("Heartbeat", HeartbeatRequest{member_id_, generation}, &ClassicCoordinator::handle_heartbeat,
+       [this, generation](HeartbeatResponse r) { on_heartbeat_response(generation, r); });
 }
 
 void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
@@ -384,6 +524,11 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
       lose_partitions(error_name(r.error));
       if (r.error == Error::UnknownMemberId) member_id_.clear();
       generation_ = -1;
+      if (in_batch_) {  // the poll loop rejoins when the batch ends
+        phase_ = Phase::Idle;
+        rejoin_after_batch_ = error_name(r.error);
+        return;
+      }
       send_join();
       return;
     case Error::FencedInstanceId:
@@ -397,10 +542,8 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
 
 void ClassicMember::lose_partitions(const std::string& reason) {
   init_timer_.cancel();
-  init_done_ = nullptr;
   // A revocation in progress is moot: the partitions are gone either way.
-  work_timer_.cancel();
-  work_done_ = nullptr;
+  revoke_timer_.cancel();
   revoking_ = false;
   if (owned_.empty()) return;
   emit("lost", {{"resources", to_strings(owned_)}, {"reason", reason}});

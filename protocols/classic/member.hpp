@@ -2,8 +2,10 @@
 // ConsumerCoordinator side): JoinGroup with the MEMBER_ID_REQUIRED round
 // trip, SyncGroup (the leader runs the assignor), heartbeats every
 // heartbeat.interval.ms, rejoin when the coordinator says the group is
-// rebalancing, revoke and assign costs, and the lifecycle the scenario drives:
-// start, clean leave, crash, pause.
+// rebalancing, revoke and assign costs, the poll loop with processing
+// batches and max.poll.interval.ms, metadata refresh, coordinator
+// rediscovery, and the lifecycle the scenario drives: start, clean leave,
+// crash, pause, slow batches, subscription changes.
 #pragma once
 
 #include "protocols/classic/coordinator.hpp"
@@ -14,6 +16,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,11 +31,22 @@ struct MemberConfig {
   std::vector<std::string> topics;
   Duration session_timeout = 45s;
   Duration heartbeat_interval = 3s;
-  Duration rebalance_timeout = 300s;  // max.poll.interval.ms for a consumer
+  Duration rebalance_timeout = 300s;  // what the member sends in JoinGroup
+  Duration max_poll_interval = 300s;  // max.poll.interval.ms: the poll deadline
   Duration request_timeout = 30s;     // request.timeout.ms
   Duration retry_backoff = 100ms;
+  Duration metadata_max_age = 300s;   // metadata.max.age.ms
   Duration revoke_cost{0};  // per revoked resource: commit, flush
   Duration assign_cost{0};  // per assigned resource: init
+};
+
+// Where the group's coordinator is. The runner replaces `coordinator` and
+// restarts `node` on a failover; `available` is false while it moves.
+struct CoordinatorDirectory {
+  ClassicCoordinator* coordinator = nullptr;
+  NodeId node = 0;
+  NodeId bootstrap = 0;  // a broker that answers FindCoordinator
+  bool available = true;
 };
 
 // Everything a member talks to; owned by the runner.
@@ -40,9 +54,8 @@ struct MemberContext {
   Kernel& kernel;
   Network& network;
   Trace& trace;
-  ClassicCoordinator& coordinator;
-  NodeId coordinator_node;
-  const Metadata& metadata;
+  CoordinatorDirectory& directory;
+  const Metadata& cluster;  // the brokers' truth; members see it through refreshes
   const Assignor& assignor;
   const EmbeddedProtocol& protocol;
 };
@@ -58,9 +71,14 @@ class ClassicMember {
   void crash();
   void leave(std::function<void()> on_stopped = {});
   void pause(Duration length);
+  void slow(Duration batch, Duration length);
+  void subscribe(std::vector<std::string> topics);
+  // The connection to the coordinator broke (it failed over).
+  void coordinator_disconnected();
 
   // Starts already in the group (scenario initial-assignment).
-  void start_stable(const std::string& member_id, int generation, std::vector<TopicPartition> owned);
+  void start_stable(const std::string& member_id, const std::string& leader, int generation,
+                    std::vector<TopicPartition> owned);
 
   const std::string& client_id() const { return config_.client_id; }
   const std::string& member_id() const { return member_id_; }
@@ -74,6 +92,9 @@ class ClassicMember {
   void emit(std::string kind, std::vector<TraceField> fields = {});
   // Runs `handler` now, or after the pause if the process is frozen.
   void on_message(Callback handler);
+  // Sends `req` to the coordinator; `handle` gets the answer (if it comes).
+  template <class Req, class Resp, class Handle>
+  void call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle);
 
   void request_rejoin(const std::string& reason);
   void prepare_and_join(const std::string& reason);
@@ -89,6 +110,14 @@ class ClassicMember {
   void revoke(std::vector<TopicPartition> partitions, Callback then);
   void resume();
   void stop_timers();
+  // The poll loop.
+  void start_batch();
+  void end_batch();
+  void poll_timeout();
+  // Metadata and the coordinator's whereabouts.
+  void refresh_metadata();
+  void find_coordinator();
+  void coordinator_found();
 
   MemberContext ctx_;
   MemberConfig config_;
@@ -99,19 +128,28 @@ class ClassicMember {
   std::string leader_;
   std::vector<JoinedMember> joined_members_;  // leader only
   std::vector<TopicPartition> owned_;
+  Metadata known_metadata_;     // as of the last refresh
+  Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;
-  bool rejoin_after_revoke_ = false;
   std::uint64_t request_seq_ = 0;  // answers to older requests are ignored
   bool paused_ = false;
   std::deque<Callback> inbox_;  // messages that arrived during a pause
+  // The poll loop: batches of `batch_` back to back until `slow_until_`.
+  Duration batch_{0};
+  Time slow_until_ = kTimeZero;
+  bool in_batch_ = false;
+  std::optional<std::string> rejoin_after_batch_;
+  bool left_on_poll_timeout_ = false;
+  bool coordinator_unknown_ = false;
   Timer heartbeat_timer_;
   Timer request_timer_;  // JoinGroup / SyncGroup timeout
-  Timer work_timer_;     // revoke in progress
-  Timer init_timer_;     // assign cost in progress
   Timer pause_timer_;
   Timer retry_timer_;
-  Duration work_left_{0}, init_left_{0};
-  Callback work_done_, init_done_;
+  Timer metadata_timer_;
+  SuspendableTimer revoke_timer_;  // revoke cost in progress
+  SuspendableTimer init_timer_;    // assign cost in progress
+  SuspendableTimer batch_timer_;   // the batch being processed
+  SuspendableTimer poll_timer_;    // max.poll.interval.ms since the last poll
 };
 
 }  // namespace rsim::protocols::classic

@@ -15,16 +15,24 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::vector<std::string> lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
-  std::vector<std::string> out;
+// The matching events, one per line, so a failed comparison prints both
+// timelines in full.
+std::string lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
+  std::string out;
   for (const auto& ev : r.trace.events()) {
     if (kinds.count(ev.kind) == 0) continue;
     std::string line = fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
     if (auto g = ev.integer("generation")) line += fmt::format(" g{}", *g);
     if (const auto* rs = ev.list("resources")) line += fmt::format(" [{}]", fmt::join(*rs, ","));
     if (const auto* to = ev.text("to")) line += " " + *to;
-    out.push_back(line);
+    out += line + "\n";
   }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& want) {
+  std::string out;
+  for (const auto& l : want) out += l + "\n";
   return out;
 }
 
@@ -74,7 +82,7 @@ TEST_CASE("eager: a group forms with the initial delay, a crash is detected at s
       "30.012s A assigned g2 [T-0,T-1,T-2,T-3]",
   };
   CHECK(lines(r, {"member-added", "member-removed", "state", "generation", "stable", "assigned", "revoking",
-                  "revoked", "crash"}) == want);
+                  "revoked", "crash"}) == joined(want));
   const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
   REQUIRE(m.window_start);
   CHECK(*m.window_start == time_at(Duration{6'006'000}));
@@ -154,7 +162,7 @@ events: [{at: 10s, leave: B}]
       "12.046s A ready [T-0,T-1,T-2,T-3]",
   };
   CHECK(lines(r, {"member-removed", "state", "generation", "stable", "assigned", "ready", "revoking", "revoked",
-                  "stopped"}) == want);
+                  "stopped"}) == joined(want));
 }
 
 TEST_CASE("static member: a bounce within the session timeout causes no rebalance") {
