@@ -164,6 +164,16 @@ TEST_CASE("run --out writes the timeline and the summary files") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("the rolling bounce runs and its text timeline shows every generation") {
+  const auto r = cli("run scenarios/rolling-bounce.yaml --timeline text");
+  CHECK(r.code == 0);
+  const auto at = r.out.find("final-generation  ");
+  REQUIRE(at != std::string::npos);
+  const int last = std::stoi(r.out.substr(at + 18));
+  CHECK(last >= 6);  // every bounce of a dynamic member costs at least one generation
+  for (int g = 1; g <= last; ++g) CHECK(r.out.find(fmt::format("generation       generation={} ", g)) != std::string::npos);
+}
+
 TEST_CASE("validate and run accept every bundled scenario") {
   for (const auto& e : std::filesystem::recursive_directory_iterator(kSource + "/scenarios")) {
     if (e.path().extension() != ".yaml") continue;

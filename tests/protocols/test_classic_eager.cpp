@@ -191,6 +191,38 @@ events: [{at: 10s, bounce: B, down: 5s}]
 // Safety over many seeds: whatever the faults, no resource is owned by two
 // members in good standing, and generations only grow. Liveness: without
 // message loss, the group converges with every partition owned once.
+// Down longer than the session timeout: B's last heartbeat reached the
+// coordinator at 9.001 s, so it is removed at 19.001 s. Rebalance one: A's
+// 21 s heartbeat is answered REBALANCE_IN_PROGRESS at 21.002 s, its JoinGroup
+// completes the join at 21.003 s; its heartbeats re-phase at its SyncGroup
+// answer (21.006 s). B comes back at 30 s with an instance id the group no
+// longer knows, joins as a new static member at 30.001 s (no
+// MEMBER_ID_REQUIRED for static members); A hears at its 30.006 s heartbeat
+// (answered 30.008 s) and generation 3 forms at 30.009 s.
+TEST_CASE("static member: a bounce beyond the session timeout causes two rebalances") {
+  const auto s = scenario::load_text(R"(
+name: static-long
+duration: 60s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T], instance-id: a}, {id: B, subscribe: [T], instance-id: b}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events: [{at: 10s, bounce: B, down: 20s}]
+)", "static-long.yaml");
+  const auto r = scenario::run(s);
+  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  CHECK(m.rebalances == 2);
+  CHECK(m.final_generation == 3);
+  CHECK(lines(r, {"member-removed", "generation"}) == joined({
+      "0.000s coordinator generation g1",
+      "19.001s coordinator member-removed",
+      "21.003s coordinator generation g2",
+      "30.009s coordinator generation g3",
+  }));
+  CHECK(m.final_assignment.at("B") == std::vector<std::string>{"T-2", "T-3"});
+  CHECK_FALSE(m.violation);
+}
+
 TEST_CASE("invariants hold over many seeds, and the group converges when no message is lost") {
   const std::string base = R"(
 name: noisy
