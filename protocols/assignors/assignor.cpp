@@ -4,6 +4,8 @@
 #include "protocols/assignors/roundrobin.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace rsim::protocols {
 
@@ -17,6 +19,35 @@ std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group
     return a->member_id < b->member_id;
   });
   return out;
+}
+
+SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription*>& members) {
+  SubscriptionIndex index;
+  // Distinct subscription lists, each resolved once.
+  std::map<std::vector<std::string>, std::size_t> seen;
+  std::vector<std::size_t> which;
+  const std::vector<std::string>* previous = nullptr;
+  for (const auto* m : members) {
+    if (previous != nullptr && *previous == m->topics) {  // the common case: same as the member before
+      which.push_back(which.back());
+      continue;
+    }
+    previous = &m->topics;
+    which.push_back(seen.emplace(m->topics, seen.size()).first->second);
+  }
+  std::set<std::string> all;
+  for (const auto& [topics, i] : seen) all.insert(topics.begin(), topics.end());
+  index.topics.assign(all.begin(), all.end());
+  index.distinct.resize(seen.size());
+  for (const auto& [topics, i] : seen) {
+    for (const auto& t : topics)
+      index.distinct[i].push_back(static_cast<std::size_t>(
+          std::lower_bound(index.topics.begin(), index.topics.end(), t) - index.topics.begin()));
+    std::sort(index.distinct[i].begin(), index.distinct[i].end());
+    index.distinct[i].erase(std::unique(index.distinct[i].begin(), index.distinct[i].end()), index.distinct[i].end());
+  }
+  for (std::size_t w : which) index.of_member.push_back(&index.distinct[w]);
+  return index;
 }
 
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {

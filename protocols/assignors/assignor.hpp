@@ -55,6 +55,16 @@ bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
                                const std::vector<std::string>& partition_racks,
                                const std::vector<std::vector<std::string>>& racks_per_partition, bool prefer);
 
+// Topic ids for each member's subscription (indices into `topics`, a sorted
+// list of every subscribed topic), computed once per distinct subscription
+// list: in real groups nearly every member subscribes to the same topics.
+struct SubscriptionIndex {
+  std::vector<std::string> topics;
+  std::vector<const std::vector<std::size_t>*> of_member;  // parallel to the members given
+  std::vector<std::vector<std::size_t>> distinct;
+};
+SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription*>& members);
+
 // A built-in client-side (classic family) assignor by name, or nullptr.
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name);
 

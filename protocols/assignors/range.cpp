@@ -19,6 +19,7 @@ struct TopicState {
   std::vector<std::vector<std::string>> racks;  // per partition; empty: no rack information
   bool rack_aware = false;
   std::vector<bool> assigned;
+  std::size_t first_unassigned = 0;  // every partition before it is assigned
   std::map<std::string, int> count;
   int per_member = 0;
   int extra = 0;
@@ -37,8 +38,9 @@ struct TopicState {
     n += static_cast<int>(partitions.size());
     if (n > per_member) --extra;
     for (int p : partitions) assigned[static_cast<std::size_t>(p)] = true;
+    while (first_unassigned < assigned.size() && assigned[first_unassigned]) ++first_unassigned;
   }
-  bool has_unassigned() const { return std::find(assigned.begin(), assigned.end(), false) != assigned.end(); }
+  bool has_unassigned() const { return first_unassigned < assigned.size(); }
 };
 
 template <class MayAssign>
@@ -47,7 +49,7 @@ void assign_ranges(TopicState& t, MayAssign may_assign, GroupAssignment& out) {
     if (!t.has_unassigned()) break;
     std::vector<int> take;
     const int limit = t.max_assignable(c->member_id);
-    for (int p = 0; p < static_cast<int>(t.assigned.size()) && static_cast<int>(take.size()) < limit; ++p)
+    for (int p = static_cast<int>(t.first_unassigned); p < static_cast<int>(t.assigned.size()) && static_cast<int>(take.size()) < limit; ++p)
       if (!t.assigned[static_cast<std::size_t>(p)] && may_assign(*c, p)) take.push_back(p);
     if (take.empty()) continue;
     for (int p : take) out[c->member_id].push_back(TopicPartition{t.topic, p});
@@ -97,13 +99,61 @@ GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
   GroupAssignment out;
   for (const auto& m : group.members) out[m.member_id];
   const auto members = sorted_members(group);
+  // Subscribers per topic, in MemberInfo order, found in one pass.
+  const SubscriptionIndex index = index_subscriptions(members);
+  std::vector<std::vector<std::size_t>> subscribers_of(index.topics.size());  // topic id -> member positions
+  for (std::size_t i = 0; i < members.size(); ++i)
+    for (std::size_t t : *index.of_member[i]) subscribers_of[t].push_back(i);
+  std::map<std::string, std::vector<const MemberSubscription*>> subscribers;
+  const bool any_rack = std::any_of(group.members.begin(), group.members.end(),
+                                    [](const MemberSubscription& m) { return m.rack && !m.rack->empty(); });
+  if (!any_rack) {
+    // Without racks the algorithm is the plain one: contiguous ranges, the
+    // first P % C subscribers taking one extra.
+    std::vector<std::vector<TopicPartition>*> lists;
+    for (const auto* m : members) lists.push_back(&out[m->member_id]);
+    struct Share {
+      std::size_t topic;
+      int partitions;
+    };
+    std::vector<Share> shares;
+    for (std::size_t t = 0; t < index.topics.size(); ++t) {
+      auto it = group.topics.find(index.topics[t]);
+      if (it != group.topics.end() && it->second > 0) shares.push_back({t, it->second});
+    }
+    // Sizes first, so each member's list is allocated once.
+    std::vector<std::size_t> sizes(members.size(), 0);
+    for (const auto& [t, partitions] : shares) {
+      const auto& consumers = subscribers_of[t];
+      for (std::size_t i = 0; i < consumers.size(); ++i)
+        sizes[consumers[i]] += static_cast<std::size_t>(partitions) / consumers.size() +
+                               (i < static_cast<std::size_t>(partitions) % consumers.size() ? 1 : 0);
+    }
+    for (std::size_t i = 0; i < members.size(); ++i) lists[i]->reserve(sizes[i]);
+    for (const auto& [t, partitions] : shares) {
+      const auto& consumers = subscribers_of[t];
+      const int count = static_cast<int>(consumers.size());
+      const int per_member = partitions / count;
+      const int extra = partitions % count;
+      const std::string& topic = index.topics[t];
+      int next = 0;
+      for (int i = 0; i < count; ++i) {
+        const int take = per_member + (i < extra ? 1 : 0);
+        auto& list = *lists[consumers[static_cast<std::size_t>(i)]];
+        for (int k = 0; k < take; ++k) list.push_back(TopicPartition{topic, next++});
+      }
+      assert(next == partitions);
+    }
+    return out;
+  }
+  for (std::size_t t = 0; t < index.topics.size(); ++t)
+    for (std::size_t i : subscribers_of[t]) subscribers[index.topics[t]].push_back(members[i]);
   std::vector<TopicState> states;
   for (const auto& [topic, partitions] : group.topics) {
     if (partitions <= 0) continue;
     TopicState t;
     t.topic = topic;
-    for (const auto* m : members)
-      if (std::find(m->topics.begin(), m->topics.end(), topic) != m->topics.end()) t.consumers.push_back(m);
+    if (auto it = subscribers.find(topic); it != subscribers.end()) t.consumers = it->second;
     t.assigned.assign(static_cast<std::size_t>(partitions), false);
     for (const auto* c : t.consumers) t.count[c->member_id] = 0;
     if (!t.consumers.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <set>
 
 namespace rsim::protocols {
@@ -11,23 +12,36 @@ GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
   for (const auto& m : group.members) out[m.member_id];
   const auto members = sorted_members(group);
   if (members.empty()) return out;
-  std::set<std::string> topics;  // every topic somebody subscribes to, by name
-  for (const auto& m : group.members) topics.insert(m.topics.begin(), m.topics.end());
-  auto subscribed = [](const MemberSubscription* m, const std::string& t) {
-    return std::find(m->topics.begin(), m->topics.end(), t) != m->topics.end();
-  };
+  // Every topic somebody subscribes to, by name; subscribed[i][k]: member i
+  // (in MemberInfo order) subscribes to topic k.
+  const SubscriptionIndex index = index_subscriptions(members);
+  std::vector<std::vector<char>> distinct(index.distinct.size(), std::vector<char>(index.topics.size(), 0));
+  for (std::size_t d = 0; d < index.distinct.size(); ++d)
+    for (std::size_t k : index.distinct[d]) distinct[d][k] = 1;
+  std::vector<const std::vector<char>*> subscribed;
+  std::vector<std::vector<TopicPartition>*> lists;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    subscribed.push_back(&distinct[static_cast<std::size_t>(index.of_member[i] - index.distinct.data())]);
+    lists.push_back(&out[members[i]->member_id]);
+  }
+  // An upper bound of each member's share, so each list is allocated once.
+  std::size_t total = 0;
+  for (const auto& t : index.topics)
+    if (auto it = group.topics.find(t); it != group.topics.end()) total += static_cast<std::size_t>(it->second);
+  for (auto* list : lists) list->reserve(total / members.size() + index.topics.size());
   std::size_t next = 0;  // the circular iterator's position
-  for (const auto& topic : topics) {
+  for (std::size_t k = 0; k < index.topics.size(); ++k) {
+    const std::string& topic = index.topics[k];
     auto it = group.topics.find(topic);
     if (it == group.topics.end()) continue;
     for (int p = 0; p < it->second; ++p) {
       // Someone subscribes to this topic, so the scan ends within one turn.
       std::size_t guard = 0;
-      while (!subscribed(members[next], topic)) {
+      while (!(*subscribed[next])[k]) {
         next = (next + 1) % members.size();
         assert(++guard <= members.size());
       }
-      out[members[next]->member_id].push_back(TopicPartition{topic, p});
+      lists[next]->push_back(TopicPartition{topic, p});
       next = (next + 1) % members.size();
     }
   }

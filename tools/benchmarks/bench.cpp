@@ -7,6 +7,7 @@
 // execute 1e6, each scheduling one new event at now + an exponential delay.
 // The baseline is a bare std::priority_queue push/pop loop over the same
 // delays, with no callbacks, no cancellation and no clock.
+#include "protocols/assignors/assignor.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 
@@ -14,8 +15,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <functional>
+#include <malloc.h>
 #include <queue>
 #include <vector>
 
@@ -95,19 +96,112 @@ void bench_kernel() {
   fmt::print("  {:<40} {:>8.2f}x\n", "kernel / bare", k / b);
 }
 
+// ---- assignors -------------------------------------------------------------
+//
+// Each built-in assignor on groups of M members and P partitions spread over
+// T topics, every member subscribed to every topic: "fresh" (nobody owns
+// anything, generation -1) and "after one leaves" (everybody owns what the
+// fresh run gave it, generation 1, and the last member is gone). The
+// baseline, in the same run, is the least any assignor must do: build the
+// output map, dealing the partitions out in order.
+
+protocols::GroupSnapshot make_group(int members, int partitions, int topics) {
+  protocols::GroupSnapshot g;
+  std::vector<std::string> names;
+  for (int t = 0; t < topics; ++t) {
+    names.push_back(fmt::format("topic-{:03}", t));
+    g.topics[names.back()] = partitions / topics;
+  }
+  for (int m = 0; m < members; ++m) {
+    protocols::MemberSubscription s;  // ids sort in creation order
+    s.member_id = fmt::format("consumer-{:04}-{:08x}", m, static_cast<unsigned>(m) * 2654435761u);
+    s.topics = names;
+    g.members.push_back(std::move(s));
+  }
+  return g;
+}
+
+protocols::GroupSnapshot after_one_leaves(protocols::GroupSnapshot g, const protocols::GroupAssignment& a) {
+  for (auto& m : g.members) {
+    m.owned = a.at(m.member_id);
+    m.generation = 1;
+  }
+  g.members.pop_back();
+  return g;
+}
+
+protocols::GroupAssignment deal(const protocols::GroupSnapshot& g) {
+  protocols::GroupAssignment out;
+  std::vector<std::vector<protocols::TopicPartition>*> lists;
+  std::size_t total = 0;
+  for (const auto& [topic, n] : g.topics) total += static_cast<std::size_t>(n);
+  for (const auto& m : g.members) {
+    lists.push_back(&out[m.member_id]);
+    lists.back()->reserve(total / g.members.size() + 1);
+  }
+  std::size_t i = 0;
+  for (const auto& [topic, n] : g.topics)
+    for (int p = 0; p < n; ++p) lists[i++ % lists.size()]->push_back({topic, p});
+  return out;
+}
+
+template <class F>
+double median_ms(F&& f, int repeats) {
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  return median(ms);
+}
+
+void bench_assignors() {
+  struct Size {
+    int members, partitions;
+  };
+  const std::vector<Size> sizes{{10, 1000}, {100, 10000}, {1000, 100000}};
+  fmt::print("assignors: median ms (fresh / after one member leaves); baseline = building the output alone\n");
+  fmt::print("  {:<12} {:>6} {:>7} {:>6} {:>10} {:>10} {:>10} {:>12}\n", "assignor", "members", "partitions", "topics",
+             "fresh", "one leaves", "baseline", "us/partition");
+  for (const char* name : {"range", "roundrobin"}) {
+    const auto assignor = protocols::make_classic_assignor(name);
+    for (int topics : {1, 100}) {
+      for (const auto& size : sizes) {
+        const int repeats = size.partitions >= 100000 ? 7 : 21;
+        const auto fresh = make_group(size.members, size.partitions, topics);
+        const auto first = assignor->assign(fresh);
+        const auto later = after_one_leaves(fresh, first);
+        const double a = median_ms([&] { (void)assignor->assign(fresh); }, repeats);
+        const double b = median_ms([&] { (void)assignor->assign(later); }, repeats);
+        const double base = median_ms([&] { (void)deal(fresh); }, repeats);
+        fmt::print("  {:<12} {:>7} {:>10} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>12.3f}\n", name, size.members,
+                   size.partitions, topics, a, b, base, a * 1000.0 / size.partitions);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool all = argc < 2;
-  for (int i = 1; i < argc || all; ++i) {
-    const char* what = all ? "kernel" : argv[i];
-    if (std::strcmp(what, "kernel") == 0) {
+  // Keep freed memory in the process, as a long-running simulator does:
+  // otherwise glibc hands the heap top back to the kernel after every
+  // iteration and each run pays page faults for memory the previous one freed.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  std::vector<std::string> what;
+  for (int i = 1; i < argc; ++i) what.emplace_back(argv[i]);
+  if (what.empty()) what = {"kernel", "assignors"};
+  for (const auto& w : what) {
+    if (w == "kernel") {
       bench_kernel();
+    } else if (w == "assignors") {
+      bench_assignors();
     } else {
-      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel)\n", what);
+      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors)\n", w);
       return 2;
     }
-    if (all) break;
   }
   return 0;
 }
