@@ -19,7 +19,7 @@ const std::vector<AssignorInfo>& all_assignors() {
   static const std::vector<AssignorInfo> kAssignors{
       {"range", Family::Classic, true, "client-side RangeAssignor: contiguous ranges per topic"},
       {"roundrobin", Family::Classic, true, "client-side RoundRobinAssignor"},
-      {"sticky", Family::Classic, false, "client-side StickyAssignor (eager)"},
+      {"sticky", Family::Classic, true, "client-side StickyAssignor (eager)"},
       {"cooperative-sticky", Family::Classic, false, "client-side CooperativeStickyAssignor"},
       {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},
       {"range", Family::Consumer, false, "broker-side RangeAssignor"},

@@ -2,6 +2,7 @@
 
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
+#include "protocols/assignors/sticky.hpp"
 
 #include <algorithm>
 #include <map>
@@ -53,6 +54,7 @@ SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {
   if (name == "range") return std::make_unique<RangeAssignor>();
   if (name == "roundrobin") return std::make_unique<RoundRobinAssignor>();
+  if (name == "sticky") return std::make_unique<StickyAssignor>();
   return nullptr;
 }
 

@@ -26,9 +26,12 @@ std::vector<TopicPartition> EagerProtocol::revoke_before_join(const std::vector<
   return owned;  // CC onJoinPrepare, EAGER: revoke everything
 }
 
-Subscription EagerProtocol::subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                                         int generation) const {
-  return Subscription{topics, owned, generation};
+// Eager members own nothing when they join (everything was revoked); what
+// the subscription carries is the last assignment and its generation, which
+// is what the StickyAssignor's user data holds (range and roundrobin ignore it).
+Subscription EagerProtocol::subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>&,
+                                         const std::vector<TopicPartition>& last_assignment, int generation) const {
+  return Subscription{topics, last_assignment, generation};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> EagerProtocol::assign(const Assignor& assignor,

@@ -31,8 +31,11 @@ class EmbeddedProtocol {
   // onJoinPrepare: what the member gives up before it sends JoinGroup.
   virtual std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
                                                          const std::vector<std::string>& topics) const = 0;
+  // The JoinGroup metadata. `owned` is what the member holds now;
+  // `last_assignment` what it was last given (Kafka's sticky assignors keep
+  // that in their user data even after an eager revocation).
   virtual Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                                    int generation) const = 0;
+                                    const std::vector<TopicPartition>& last_assignment, int generation) const = 0;
   // The leader's assignment for the generation, one entry per member.
   virtual std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
                                                                        const std::vector<JoinedMember>& members) const = 0;
@@ -49,7 +52,7 @@ class EagerProtocol final : public EmbeddedProtocol {
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
                                                  const std::vector<std::string>& topics) const override;
   Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                            int generation) const override;
+                            const std::vector<TopicPartition>& last_assignment, int generation) const override;
   std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
                                                                const std::vector<JoinedMember>& members) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,

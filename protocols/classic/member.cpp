@@ -65,6 +65,7 @@ void ClassicMember::start() {
   member_id_.clear();  // a new process has no member id (a static one keeps its instance id)
   generation_ = -1;
   owned_.clear();
+  last_assignment_.clear();
   coordinator_unknown_ = false;
   known_metadata_ = ctx_.cluster;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
@@ -85,6 +86,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   std::sort(owned.begin(), owned.end());
   owned_ = std::move(owned);
+  last_assignment_ = owned_;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}});
   emit("assigned", {{"generation", generation_}, {"resources", to_strings(owned_)}});
@@ -372,7 +374,7 @@ void ClassicMember::send_join() {
   req.instance_id = config_.instance_id;
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
-  req.subscription = ctx_.protocol.subscription(config_.topics, owned_, generation_);
+  req.subscription = ctx_.protocol.subscription(config_.topics, owned_, last_assignment_, generation_);
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,
        [this, seq](JoinGroupResponse r) { on_join_response(seq, std::move(r)); });
@@ -471,6 +473,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
       return;
   }
   AssignmentOutcome outcome = ctx_.protocol.on_assignment(owned_, r.assignment);
+  last_assignment_ = r.assignment.partitions;
   phase_ = Phase::Stable;
   arm_heartbeat();  // heartbeats are phase-locked to the SyncGroup response
   auto assign = [this, outcome] {

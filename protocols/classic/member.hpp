@@ -128,6 +128,7 @@ class ClassicMember {
   std::string leader_;
   std::vector<JoinedMember> joined_members_;  // leader only
   std::vector<TopicPartition> owned_;
+  std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
   Metadata known_metadata_;     // as of the last refresh
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;

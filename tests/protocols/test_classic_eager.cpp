@@ -223,6 +223,37 @@ events: [{at: 10s, bounce: B, down: 20s}]
   CHECK_FALSE(m.violation);
 }
 
+// A joins a group of B, C, D (two partitions each). Its member id A-1 sorts
+// first, so range shifts every range down: T-0..T-4 all change owner. Sticky
+// keeps two members at two partitions and moves only the one partition the
+// third gives up. Under eager everyone still stops either way.
+TEST_CASE("eager with range versus sticky: a member joins") {
+  const std::string text = R"(
+name: join
+duration: 40s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+topics: [{name: T, partitions: 6}]
+members: [{id: B, subscribe: [T]}, {id: C, subscribe: [T]}, {id: D, subscribe: [T]}]
+initial-assignment: {B: [T-0, T-1], C: [T-2, T-3], D: [T-4, T-5]}
+events: [{at: 10s, join: A, subscribe: [T]}]
+)";
+  const auto s = scenario::load_text(text, "join.yaml");
+  auto moves = [&](const char* assignor) {
+    scenario::RunOptions o;
+    o.assignor = assignor;
+    const auto r = scenario::run(s, o);
+    const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+    CHECK_FALSE(m.violation);
+    CHECK(m.rebalances == 1);
+    std::size_t owned = 0;
+    for (const auto& [member, rs] : m.final_assignment) owned += rs.size();
+    CHECK(owned == 6);
+    return m.moves;
+  };
+  CHECK(moves("range") == 5);
+  CHECK(moves("sticky") == 1);
+}
+
 TEST_CASE("invariants hold over many seeds, and the group converges when no message is lost") {
   const std::string base = R"(
 name: noisy
@@ -245,10 +276,12 @@ events:
     text.replace(text.find("DROP"), 4, drop);
     const auto s = scenario::load_text(text, "noisy.yaml");
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      const char* assignors[] = {"range", "roundrobin", "sticky"};
       CAPTURE(drop);
       CAPTURE(seed);
       scenario::RunOptions o;
       o.seed = seed;
+      o.assignor = assignors[seed % 3];
       const auto r = scenario::run(s, o);
       const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
       if (m.violation) FAIL(metrics::describe(*m.violation));

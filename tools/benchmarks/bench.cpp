@@ -164,7 +164,7 @@ void bench_assignors() {
   fmt::print("assignors: median ms (fresh / after one member leaves); baseline = building the output alone\n");
   fmt::print("  {:<12} {:>6} {:>7} {:>6} {:>10} {:>10} {:>10} {:>12}\n", "assignor", "members", "partitions", "topics",
              "fresh", "one leaves", "baseline", "us/partition");
-  for (const char* name : {"range", "roundrobin"}) {
+  for (const char* name : {"range", "roundrobin", "sticky"}) {
     const auto assignor = protocols::make_classic_assignor(name);
     for (int topics : {1, 100}) {
       for (const auto& size : sizes) {

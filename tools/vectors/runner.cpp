@@ -1,6 +1,7 @@
 #include "tools/vectors/runner.hpp"
 
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/assignors/sticky.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/values.hpp"
@@ -297,6 +298,81 @@ class FileRunner {
             ok = false;
             diff += fmt::format("\n      instance {}: want {} got {}", inst, show(l), have.count(inst) ? show(have.at(inst)) : "[]");
           }
+      } else if (key == "partitions_transferring_ownership" &&
+                 dynamic_cast<const protocols::StickyAssignor*>(assignor.get()) != nullptr) {
+        const auto transfers = static_cast<const protocols::StickyAssignor&>(*assignor).assign_detailed(g).transferring;
+        std::map<TopicPartition, std::string> want;
+        for (const auto& kv2 : v) want[partition(kv2.first)] = kv2.second.as<std::string>();
+        if (!transfers) {
+          ok = false;
+          diff += "\n      partitions transferring ownership: not computed (general algorithm)";
+        } else if (*transfers != want) {
+          ok = false;
+          std::vector<std::string> w, h;
+          for (const auto& [tp, c] : want) w.push_back(protocols::to_string(tp) + "->" + c);
+          for (const auto& [tp, c] : *transfers) h.push_back(protocols::to_string(tp) + "->" + c);
+          diff += fmt::format("\n      partitions transferring ownership: want {{{}}} got {{{}}}", fmt::join(w, ", "), fmt::join(h, ", "));
+        }
+      } else if (key == "also" && v.as<std::string>().find("re-running with owned = this assignment") != std::string::npos) {
+        // Stability: fed its own result as what everyone owns, the assignor
+        // gives the same assignment back.
+        const int generation = v.as<std::string>().find("generation -1") != std::string::npos ? -1 : 1;
+        GroupSnapshot again = g;
+        for (auto& m : again.members) {
+          m.owned = got.count(m.member_id) ? got.at(m.member_id) : std::vector<TopicPartition>{};
+          m.generation = generation;
+        }
+        std::string also_diff;
+        if (!same(got, assignor->assign(again), mode, false, also_diff)) {
+          ok = false;
+          diff += "\n      re-run with owned = the result differs:" + also_diff;
+        }
+      } else if (key == "rounds") {
+        // Successive rebalances. Round 1 lists its members; a later round's
+        // members are those its expected assignment names, subscribed like
+        // round 1, each owning what it got in the round before, at the test's
+        // generation 1 (the file's conventions: generationId_in_test).
+        std::vector<std::string> topics;
+        for (const auto& [t, n] : g.topics) topics.push_back(t);
+        GroupAssignment previous;
+        int round = 0;
+        for (const auto& r : v) {
+          ++round;
+          GroupSnapshot step;
+          step.topics = g.topics;
+          if (r["members"].IsSequence()) {
+            YAML::Node listed(YAML::NodeType::Map);
+            listed["topics"] = YAML::Node(YAML::NodeType::Map);
+            listed["members"] = r["members"];
+            step = snapshot(listed);
+            step.topics = g.topics;
+          } else {
+            for (const auto& kv2 : r["assignment"]) {
+              protocols::MemberSubscription m;
+              m.member_id = kv2.first.as<std::string>();
+              m.topics = topics;
+              if (previous.count(m.member_id) != 0) m.owned = previous.at(m.member_id);
+              m.generation = 1;
+              step.members.push_back(std::move(m));
+            }
+          }
+          const GroupAssignment result = assignor->assign(step);
+          std::string round_diff;
+          if (!same(expected(r["assignment"]), result, mode, false, round_diff)) {
+            ok = false;
+            diff += fmt::format("\n      round {}:{}", round, round_diff);
+          }
+          if (r["partitions_transferring_ownership"]) {
+            const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(assignor.get());
+            std::map<TopicPartition, std::string> want;
+            for (const auto& kv2 : r["partitions_transferring_ownership"]) want[partition(kv2.first)] = kv2.second.as<std::string>();
+            if (sticky != nullptr && sticky->assign_detailed(step).transferring != want) {
+              ok = false;
+              diff += fmt::format("\n      round {}: partitions transferring ownership differ", round);
+            }
+          }
+          previous = result;
+        }
       } else if (key == "partitions_with_rack_mismatch") {
         const int n = rack_mismatches(g, got);
         if (n != v.as<int>()) {

@@ -1,0 +1,555 @@
+#include "protocols/assignors/sticky.hpp"
+
+#include "protocols/assignors/java_order.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <list>
+#include <set>
+
+namespace rsim::protocols {
+
+namespace {
+
+constexpr int kDefaultGeneration = -1;
+using Partitions = std::vector<TopicPartition>;
+
+void erase_one(Partitions& list, const TopicPartition& tp) {
+  auto it = std::find(list.begin(), list.end(), tp);
+  if (it != list.end()) list.erase(it);
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// Dense ids for the partitions of the subscribed topics: topics by name,
+// partitions in order, so id order is (topic, partition) order.
+class PartitionIds {
+ public:
+  explicit PartitionIds(const std::map<std::string, int>& partitions_per_topic) {
+    for (const auto& [t, n] : partitions_per_topic) {
+      base_[t] = total_;
+      topics_.push_back(&t);
+      counts_.push_back(n);
+      total_ += static_cast<std::size_t>(n);
+    }
+  }
+  std::size_t size() const { return total_; }
+  std::size_t id(const TopicPartition& tp) const { return base_.at(tp.topic) + static_cast<std::size_t>(tp.partition); }
+  TopicPartition partition(std::size_t id) const {
+    std::size_t t = 0;
+    std::size_t base = 0;
+    while (id >= base + static_cast<std::size_t>(counts_[t])) base += static_cast<std::size_t>(counts_[t++]);
+    return TopicPartition{*topics_[t], static_cast<int>(id - base)};
+  }
+
+ private:
+  std::map<std::string, std::size_t> base_;
+  std::vector<const std::string*> topics_;
+  std::vector<int> counts_;
+  std::size_t total_ = 0;
+};
+
+// What every sticky run starts from (Kafka's allSubscriptionsEqual).
+struct Input {
+  std::vector<std::string> consumers;  // the Java HashMap iteration order of the subscriptions
+  std::map<std::string, const MemberSubscription*> subscription;
+  std::map<std::string, int> partitions_per_topic;  // subscribed topics that exist
+  std::map<std::string, Partitions> owned;          // valid owned partitions per consumer
+  std::set<TopicPartition> multiple_owners;         // claimed twice in one generation
+  int max_generation = kDefaultGeneration;
+  bool all_equal = true;
+  int total = 0;
+};
+
+Input prepare(const GroupSnapshot& group) {
+  Input in;
+  std::vector<std::int32_t> hashes;
+  for (const auto& m : group.members) hashes.push_back(java::string_hash(m.member_id));
+  for (std::size_t i : java::iteration_order(hashes, java::capacity_for(group.members.size())))
+    in.consumers.push_back(group.members[i].member_id);
+  for (const auto& m : group.members) {
+    in.subscription[m.member_id] = &m;
+    for (const auto& t : m.topics)
+      if (auto it = group.topics.find(t); it != group.topics.end()) in.partitions_per_topic[t] = it->second;
+  }
+  for (const auto& [t, n] : in.partitions_per_topic) in.total += n;
+
+  std::set<std::string> subscribed;
+  const PartitionIds ids(in.partitions_per_topic);
+  std::vector<const std::string*> previous_owner(ids.size(), nullptr);
+  for (const auto& consumer : in.consumers) {
+    const MemberSubscription& s = *in.subscription.at(consumer);
+    if (subscribed.empty()) {
+      subscribed.insert(s.topics.begin(), s.topics.end());
+    } else if (in.all_equal &&
+               !(s.topics.size() == subscribed.size() &&
+                 std::all_of(s.topics.begin(), s.topics.end(), [&](const auto& t) { return subscribed.count(t) != 0; }))) {
+      in.all_equal = false;
+    }
+    const int generation = s.generation;
+    in.max_generation = std::max(in.max_generation, generation);
+    Partitions& owned = in.owned[consumer];
+    for (const auto& tp : s.owned) {
+      auto topic = in.partitions_per_topic.find(tp.topic);
+      if (topic == in.partitions_per_topic.end() || tp.partition < 0 || tp.partition >= topic->second) continue;
+      const std::string*& other = previous_owner[ids.id(tp)];
+      if (other == nullptr) {
+        owned.push_back(tp);
+        other = &consumer;
+        continue;
+      }
+      const int other_generation = in.subscription.at(*other)->generation;
+      if (generation == other_generation) {
+        // Two members of one generation claim it: neither keeps it.
+        in.multiple_owners.insert(tp);
+        erase_one(in.owned[*other], tp);
+        other = &consumer;
+      } else if (generation > other_generation) {
+        owned.push_back(tp);
+        erase_one(in.owned[*other], tp);
+        other = &consumer;
+      }
+    }
+  }
+  return in;
+}
+
+// ------------------------------------------------------------------ constrained
+
+StickyResult constrained(const Input& in) {
+  StickyResult out;
+  out.transferring.emplace();
+  auto& transferring = *out.transferring;
+  const int n = static_cast<int>(in.consumers.size());
+  const int min_quota = in.total / n;
+  const int max_quota = (in.total + n - 1) / n;
+  const int expected_over_min = in.total % n;
+  int current_over_min = 0;
+  const PartitionIds ids(in.partitions_per_topic);
+  std::vector<char> revoked(ids.size(), 0), assigned(ids.size(), 0), multiple(ids.size(), 0);
+  for (const auto& tp : in.multiple_owners) multiple[ids.id(tp)] = 1;
+  auto mark = [&](std::vector<char>& flags, Partitions::const_iterator from, Partitions::const_iterator to) {
+    for (auto it = from; it != to; ++it) flags[ids.id(*it)] = 1;
+  };
+  // Members by position in the HashMap order (in.consumers).
+  std::vector<Partitions> assignment(in.consumers.size());
+  std::list<std::size_t> under_min;    // unfilledMembersWithUnderMinQuotaPartitions
+  std::list<std::size_t> exactly_min;  // unfilledMembersWithExactlyMinQuotaPartitions
+
+  // Owners keep what they own up to their quota (in HashMap order: the
+  // first owners of maxQuota keep that many while more may).
+  for (std::size_t c = 0; c < in.consumers.size(); ++c) {
+    Partitions owned = in.owned.at(in.consumers[c]);
+    std::stable_sort(owned.begin(), owned.end(), [](const TopicPartition& a, const TopicPartition& b) {
+      return a.partition != b.partition ? a.partition < b.partition : a.topic < b.topic;
+    });
+    if (!in.multiple_owners.empty())
+      owned.erase(std::remove_if(owned.begin(), owned.end(), [&](const TopicPartition& tp) { return multiple[ids.id(tp)] != 0; }),
+                  owned.end());
+    Partitions& mine = assignment[c];
+    mine.reserve(static_cast<std::size_t>(max_quota));
+    const int size = static_cast<int>(owned.size());
+    if (size < min_quota) {
+      mine.insert(mine.end(), owned.begin(), owned.end());
+      mark(assigned, owned.begin(), owned.end());
+      under_min.push_back(c);
+    } else if (size >= max_quota && current_over_min < expected_over_min) {
+      if (++current_over_min == expected_over_min) exactly_min.clear();
+      mine.insert(mine.end(), owned.begin(), owned.begin() + max_quota);
+      mark(assigned, owned.begin(), owned.begin() + max_quota);
+      mark(revoked, owned.begin() + max_quota, owned.end());
+    } else {
+      mine.insert(mine.end(), owned.begin(), owned.begin() + min_quota);
+      mark(assigned, owned.begin(), owned.begin() + min_quota);
+      mark(revoked, owned.begin() + min_quota, owned.end());
+      if (current_over_min < expected_over_min) exactly_min.push_back(c);
+    }
+  }
+
+  Partitions unassigned;
+  {
+    std::size_t id = 0;
+    for (const auto& [t, count] : in.partitions_per_topic)
+      for (int p = 0; p < count; ++p, ++id)
+        if (assigned[id] == 0) unassigned.push_back(TopicPartition{t, p});
+  }
+  auto by_id = [&](std::size_t a, std::size_t b) { return in.consumers[a] < in.consumers[b]; };
+  under_min.sort(by_id);
+  exactly_min.sort(by_id);
+
+  auto assign_new = [&](const TopicPartition& tp, std::size_t c) {
+    assignment[c].push_back(tp);
+    const std::size_t id = ids.id(tp);
+    if (revoked[id] != 0 || multiple[id] != 0) transferring[tp] = in.consumers[c];
+    return static_cast<int>(assignment[c].size());
+  };
+
+  // Round-robin over the members under minQuota, then the ones at minQuota
+  // that may still take one more (Kafka's iterator walk, step by step).
+  auto it = under_min.begin();
+  auto last = under_min.end();
+  for (const auto& tp : unassigned) {
+    std::size_t consumer;
+    bool from_under = false;
+    if (it != under_min.end()) {
+      last = it++;
+      consumer = *last;
+      from_under = true;
+    } else if (under_min.empty() && exactly_min.empty()) {
+      assert(false && "no more unfilled consumers to be assigned");
+      break;
+    } else if (under_min.empty()) {
+      consumer = exactly_min.front();
+      exactly_min.pop_front();
+    } else {
+      it = under_min.begin();
+      last = it++;
+      consumer = *last;
+      from_under = true;
+    }
+    const int count = assign_new(tp, consumer);
+    if (count == min_quota) {
+      if (from_under) under_min.erase(last);
+      exactly_min.push_back(consumer);
+    } else if (count == max_quota) {
+      ++current_over_min;
+    }
+  }
+  for (std::size_t c = 0; c < in.consumers.size(); ++c) out.assignment[in.consumers[c]] = std::move(assignment[c]);
+  return out;
+}
+
+// ------------------------------------------------------------------ general
+
+struct ConsumerPair {
+  std::string src, dst;
+  bool operator<(const ConsumerPair& o) const { return src != o.src ? src < o.src : dst < o.dst; }
+};
+
+// A java.util.HashSet<TopicPartition>, for the one place Kafka takes "any"
+// element of it: the first in Java's iteration order.
+class JavaPartitionSet {
+ public:
+  void add(const TopicPartition& tp) {
+    if (std::any_of(items_.begin(), items_.end(), [&](const auto& i) { return i.first == tp; })) return;
+    items_.emplace_back(tp, seq_++);
+    capacity_ = std::max(capacity_, java::capacity_for(items_.size()));
+  }
+  void remove(const TopicPartition& tp) {
+    items_.erase(std::remove_if(items_.begin(), items_.end(), [&](const auto& i) { return i.first == tp; }), items_.end());
+  }
+  bool empty() const { return items_.empty(); }
+  TopicPartition first() const {
+    assert(!items_.empty());
+    auto bucket = [&](const TopicPartition& tp) { return java::spread(java::topic_partition_hash(tp)) & (capacity_ - 1); };
+    return std::min_element(items_.begin(), items_.end(), [&](const auto& a, const auto& b) {
+             const auto ba = bucket(a.first), bb = bucket(b.first);
+             return ba != bb ? ba < bb : a.second < b.second;
+           })->first;
+  }
+
+ private:
+  std::vector<std::pair<TopicPartition, std::uint64_t>> items_;
+  std::uint64_t seq_ = 0;
+  std::size_t capacity_ = 16;
+};
+
+// Kafka's PartitionMovements: where partitions moved during this run, so a
+// move back is preferred to a new move.
+class PartitionMovements {
+ public:
+  TopicPartition actual_partition_to_move(const TopicPartition& partition, std::string old_consumer,
+                                          const std::string& new_consumer) const {
+    auto topic = by_topic_.find(partition.topic);
+    if (topic == by_topic_.end()) return partition;
+    if (auto it = movements_.find(partition); it != movements_.end()) old_consumer = it->second.src;
+    auto reverse = topic->second.find(ConsumerPair{new_consumer, old_consumer});
+    if (reverse == topic->second.end()) return partition;
+    return reverse->second.first();
+  }
+
+  void move(const TopicPartition& partition, const std::string& old_consumer, const std::string& new_consumer) {
+    if (auto it = movements_.find(partition); it != movements_.end()) {
+      const ConsumerPair existing = it->second;
+      remove_record(partition);
+      if (existing.src != new_consumer) add_record(partition, ConsumerPair{existing.src, new_consumer});
+    } else {
+      add_record(partition, ConsumerPair{old_consumer, new_consumer});
+    }
+  }
+
+ private:
+  void remove_record(const TopicPartition& partition) {
+    const ConsumerPair pair = movements_.at(partition);
+    movements_.erase(partition);
+    auto& topic = by_topic_.at(partition.topic);
+    topic.at(pair).remove(partition);
+    if (topic.at(pair).empty()) topic.erase(pair);
+    if (topic.empty()) by_topic_.erase(partition.topic);
+  }
+  void add_record(const TopicPartition& partition, const ConsumerPair& pair) {
+    movements_[partition] = pair;
+    by_topic_[partition.topic][pair].add(partition);
+  }
+
+  std::map<TopicPartition, ConsumerPair> movements_;
+  std::map<std::string, std::map<ConsumerPair, JavaPartitionSet>> by_topic_;
+};
+
+class General {
+ public:
+  explicit General(const Input& in) : in_(in), current_(in.owned) {
+    for (const auto& [t, n] : in_.partitions_per_topic) topic_consumers_[t];
+    for (const auto& consumer : in_.consumers) {
+      auto& topics = consumer_topics_[consumer];
+      for (const auto& t : in_.subscription.at(consumer)->topics) {
+        if (in_.partitions_per_topic.count(t) == 0) continue;
+        topics.push_back(t);
+        topic_consumers_[t].push_back(consumer);
+      }
+      current_[consumer];
+    }
+    for (const auto& [consumer, list] : current_)
+      for (const auto& tp : list) partition_consumer_[tp] = consumer;
+    std::vector<std::string> topics;
+    for (const auto& [t, consumers] : topic_consumers_) topics.push_back(t);
+    std::stable_sort(topics.begin(), topics.end(), [&](const std::string& a, const std::string& b) {
+      const auto na = topic_consumers_.at(a).size(), nb = topic_consumers_.at(b).size();
+      return na != nb ? na < nb : a < b;
+    });
+    for (const auto& t : topics)
+      for (int p = 0; p < in_.partitions_per_topic.at(t); ++p) sorted_all_.push_back(TopicPartition{t, p});
+  }
+
+  GroupAssignment build() {
+    prepopulate_previous();
+    Partitions assigned = assign_owned();
+    std::set<TopicPartition> taken(assigned.begin(), assigned.end());
+    Partitions unassigned;
+    for (const auto& tp : sorted_all_)
+      if (taken.count(tp) == 0) unassigned.push_back(tp);
+    for (const auto& [consumer, list] : current_) sorted_.insert({list.size(), consumer});
+    balance(unassigned);
+    GroupAssignment out;
+    for (auto& [consumer, list] : current_) out[consumer] = std::move(list);
+    return out;
+  }
+
+ private:
+  struct Previous {
+    std::string consumer;
+    int generation;
+  };
+
+  void prepopulate_previous() {
+    for (const auto& consumer : in_.consumers) {
+      const MemberSubscription& s = *in_.subscription.at(consumer);
+      if (s.generation >= in_.max_generation) continue;
+      for (const auto& tp : s.owned) {
+        auto it = previous_.find(tp);
+        if (it == previous_.end()) previous_.emplace(tp, Previous{consumer, s.generation});
+        else if (s.generation > it->second.generation) it->second = Previous{consumer, s.generation};
+      }
+    }
+  }
+
+  Partitions assign_owned() {
+    Partitions assigned;
+    for (const auto& consumer : in_.consumers) {
+      Partitions& list = current_.at(consumer);
+      const auto& topics = in_.subscription.at(consumer)->topics;
+      Partitions kept;
+      for (const auto& tp : list) {
+        if (topic_consumers_.count(tp.topic) == 0) {
+          partition_consumer_.erase(tp);
+        } else if (!contains(topics, tp.topic)) {
+          revocation_required_ = true;
+        } else {
+          kept.push_back(tp);
+          assigned.push_back(tp);
+        }
+      }
+      list = std::move(kept);
+    }
+    return assigned;
+  }
+
+  std::size_t size_of(const std::string& c) const { return current_.at(c).size(); }
+  void unsort(const std::string& c) { sorted_.erase({size_of(c), c}); }
+  void resort(const std::string& c) { sorted_.insert({size_of(c), c}); }
+  bool subscribed(const std::string& c, const std::string& topic) const { return contains(consumer_topics_.at(c), topic); }
+
+  int max_assignment_size(const std::string& consumer) const {
+    const auto& topics = consumer_topics_.at(consumer);
+    if (topics.size() == in_.partitions_per_topic.size()) return in_.total;
+    int n = 0;
+    for (const auto& t : topics) n += in_.partitions_per_topic.at(t);
+    return n;
+  }
+
+  bool balanced() const {
+    const std::size_t min = sorted_.begin()->first, max = sorted_.rbegin()->first;
+    if (min + 1 >= max) return true;
+    std::map<TopicPartition, std::string> owner;
+    for (const auto& [c, list] : current_)
+      for (const auto& tp : list) owner[tp] = c;
+    for (const auto& [count, consumer] : sorted_) {
+      if (static_cast<int>(count) == max_assignment_size(consumer)) continue;
+      const Partitions& mine = current_.at(consumer);
+      for (const auto& topic : consumer_topics_.at(consumer)) {
+        for (int p = 0; p < in_.partitions_per_topic.at(topic); ++p) {
+          const TopicPartition tp{topic, p};
+          if (std::find(mine.begin(), mine.end(), tp) != mine.end()) continue;
+          auto other = owner.find(tp);
+          if (other == owner.end()) continue;
+          if (count + 1 < size_of(other->second)) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  bool assign_to_least_loaded(const TopicPartition& tp) {
+    for (const auto& [count, consumer] : sorted_) {
+      if (!subscribed(consumer, tp.topic)) continue;
+      const std::string c = consumer;  // the set entry is about to go
+      unsort(c);
+      current_.at(c).push_back(tp);
+      partition_consumer_[tp] = c;
+      resort(c);
+      return true;
+    }
+    return false;
+  }
+
+  bool topic_can_move(const std::string& topic) const { return topic_consumers_.at(topic).size() >= 2; }
+
+  bool consumer_can_move(const std::string& consumer) const {
+    const Partitions& mine = current_.at(consumer);
+    if (static_cast<int>(mine.size()) < max_assignment_size(consumer)) return true;
+    return std::any_of(mine.begin(), mine.end(), [&](const TopicPartition& tp) { return topic_can_move(tp.topic); });
+  }
+
+  static int balance_score(const std::map<std::string, Partitions>& a) {
+    std::vector<int> sizes;
+    for (const auto& [c, l] : a) sizes.push_back(static_cast<int>(l.size()));
+    int score = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      for (std::size_t j = i + 1; j < sizes.size(); ++j) score += std::abs(sizes[i] - sizes[j]);
+    return score;
+  }
+
+  void balance(Partitions& unassigned) {
+    const bool initializing = current_.at(sorted_.rbegin()->second).empty();
+    for (const auto& tp : unassigned)
+      if (!topic_consumers_.at(tp.topic).empty()) assign_to_least_loaded(tp);
+
+    // Only partitions of topics with two or more potential consumers, and
+    // only consumers that could take or give something, take part.
+    auto fixed_partition = [&](const TopicPartition& tp) { return !topic_can_move(tp.topic); };
+    sorted_all_.erase(std::remove_if(sorted_all_.begin(), sorted_all_.end(), fixed_partition), sorted_all_.end());
+    unassigned.erase(std::remove_if(unassigned.begin(), unassigned.end(), fixed_partition), unassigned.end());
+    std::map<std::string, Partitions> fixed;
+    for (const auto& [consumer, topics] : consumer_topics_) {
+      if (consumer_can_move(consumer)) continue;
+      unsort(consumer);
+      fixed[consumer] = std::move(current_.at(consumer));
+      current_.erase(consumer);
+    }
+
+    const auto before = current_;
+    const auto before_owners = partition_consumer_;
+    if (!revocation_required_) reassign(unassigned);
+    const bool performed = reassign(sorted_all_);
+    if (!initializing && performed && balance_score(current_) >= balance_score(before)) {
+      for (const auto& [c, l] : current_) sorted_.erase({l.size(), c});
+      current_ = before;
+      partition_consumer_ = before_owners;
+      for (const auto& [c, l] : current_) sorted_.insert({l.size(), c});
+    }
+    for (auto& [consumer, list] : fixed) {
+      current_[consumer] = std::move(list);
+      resort(consumer);
+    }
+  }
+
+  bool reassign(const Partitions& reassignable) {
+    bool performed = false;
+    bool modified;
+    do {
+      modified = false;
+      for (auto it = reassignable.begin(); it != reassignable.end() && !balanced(); ++it) {
+        const TopicPartition& tp = *it;
+        const std::string consumer = partition_consumer_.at(tp);
+        if (auto prev = previous_.find(tp);
+            prev != previous_.end() && current_.count(prev->second.consumer) != 0 &&
+            size_of(consumer) > size_of(prev->second.consumer) + 1) {
+          move_partition(tp, prev->second.consumer);
+          performed = modified = true;
+          continue;
+        }
+        for (const auto& other : topic_consumers_.at(tp.topic)) {
+          if (current_.count(other) == 0) continue;
+          if (size_of(consumer) > size_of(other) + 1) {
+            move_to_least_loaded(tp);
+            performed = modified = true;
+            break;
+          }
+        }
+      }
+    } while (modified);
+    return performed;
+  }
+
+  void move_to_least_loaded(const TopicPartition& tp) {
+    for (const auto& [count, consumer] : sorted_) {
+      if (subscribed(consumer, tp.topic)) {
+        const std::string target = consumer;
+        move_partition(tp, target);
+        return;
+      }
+    }
+    assert(false && "a reassignable partition has a potential consumer");
+  }
+
+  void move_partition(const TopicPartition& tp, const std::string& new_consumer) {
+    const std::string& consumer = partition_consumer_.at(tp);
+    const TopicPartition actual = movements_.actual_partition_to_move(tp, consumer, new_consumer);
+    const std::string old_consumer = partition_consumer_.at(actual);
+    unsort(old_consumer);
+    unsort(new_consumer);
+    movements_.move(actual, old_consumer, new_consumer);
+    erase_one(current_.at(old_consumer), actual);
+    current_.at(new_consumer).push_back(actual);
+    partition_consumer_[actual] = new_consumer;
+    resort(new_consumer);
+    resort(old_consumer);
+  }
+
+  const Input& in_;
+  std::map<std::string, Partitions> current_;
+  std::map<std::string, std::vector<std::string>> topic_consumers_;  // consumers in subscription order
+  std::map<std::string, std::vector<std::string>> consumer_topics_;
+  std::map<TopicPartition, std::string> partition_consumer_;
+  std::map<TopicPartition, Previous> previous_;
+  Partitions sorted_all_;
+  std::set<std::pair<std::size_t, std::string>> sorted_;  // by (assigned count, member id)
+  PartitionMovements movements_;
+  bool revocation_required_ = false;
+};
+
+}  // namespace
+
+StickyResult StickyAssignor::assign_detailed(const GroupSnapshot& group) const {
+  StickyResult out;
+  if (group.members.empty()) return out;
+  const Input in = prepare(group);
+  if (in.all_equal) return constrained(in);
+  out.assignment = General(in).build();
+  return out;
+}
+
+}  // namespace rsim::protocols
