@@ -5,7 +5,7 @@ namespace rsim::protocols {
 const std::vector<ProtocolInfo>& all_protocols() {
   static const std::vector<ProtocolInfo> kProtocols{
       {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)"},
-      {"cooperative", Family::Classic, "cooperative-sticky", false, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
+      {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
       {"deferred", Family::Classic, "cooperative-sticky", false, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
       {"incremental", Family::Classic, "cooperative-sticky", false, "deferred + at most N moves per round, rounds spaced by an interval"},
       {"connect", Family::Classic, "cooperative-sticky", false, "Kafka Connect's incremental cooperative assignor as shipped (KIP-415)"},
@@ -20,7 +20,7 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"range", Family::Classic, true, "client-side RangeAssignor: contiguous ranges per topic"},
       {"roundrobin", Family::Classic, true, "client-side RoundRobinAssignor"},
       {"sticky", Family::Classic, true, "client-side StickyAssignor (eager)"},
-      {"cooperative-sticky", Family::Classic, false, "client-side CooperativeStickyAssignor"},
+      {"cooperative-sticky", Family::Classic, true, "client-side CooperativeStickyAssignor"},
       {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},
       {"range", Family::Consumer, false, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, false, "broker-side StickyTaskAssignor"},

@@ -42,6 +42,10 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("unknown {} assignor '{}'{}", protocols::family_name(p->family), assignor, did_you_mean(assignor, protocols::assignor_names(p->family))));
   if (!a->runnable)
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
+  // As in Kafka, the cooperative protocol needs an assignor that supports it
+  // (range and roundrobin support only eager; cooperative-sticky both).
+  if (protocol == "cooperative" && assignor != "cooperative-sticky")
+    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the cooperative protocol needs cooperative-sticky", assignor));
   if (!s.connectors.empty())
     throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
   if (!s.subtopologies.empty())
@@ -75,7 +79,11 @@ class GroupRun {
     directory_.node = network_.add_node("coordinator");
     directory_.bootstrap = network_.add_node("bootstrap");
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
-    embedded_ = std::make_unique<cl::EagerProtocol>();
+    if (protocol_name_ == "cooperative") {
+      embedded_ = std::make_unique<cl::CooperativeProtocol>();
+    } else {
+      embedded_ = std::make_unique<cl::EagerProtocol>();
+    }
     // Every process the scenario can start gets its node now, in a fixed
     // order, so node ids never depend on when events happen.
     for (const auto& m : s.members) add_member(m);

@@ -1,5 +1,6 @@
 #include "protocols/assignors/assignor.hpp"
 
+#include "protocols/assignors/cooperative_sticky.hpp"
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
 #include "protocols/assignors/sticky.hpp"
@@ -55,6 +56,7 @@ std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {
   if (name == "range") return std::make_unique<RangeAssignor>();
   if (name == "roundrobin") return std::make_unique<RoundRobinAssignor>();
   if (name == "sticky") return std::make_unique<StickyAssignor>();
+  if (name == "cooperative-sticky") return std::make_unique<CooperativeStickyAssignor>();
   return nullptr;
 }
 

@@ -59,6 +59,23 @@ class EagerProtocol final : public EmbeddedProtocol {
                                   const MemberAssignment& assignment) const override;
 };
 
+// KIP-429: members keep what they own through the rebalance and revoke only
+// what moves (or what they no longer subscribe to); an assignment that takes
+// something away is followed by a rejoin, whose rebalance hands the revoked
+// partitions to their new owners.
+class CooperativeProtocol final : public EmbeddedProtocol {
+ public:
+  std::string_view name() const override { return "cooperative"; }
+  std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
+                                                 const std::vector<std::string>& topics) const override;
+  Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
+                            const std::vector<TopicPartition>& last_assignment, int generation) const override;
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members) const override;
+  AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
+                                  const MemberAssignment& assignment) const override;
+};
+
 // Builds the assignor's snapshot from the leader's JoinGroup response.
 GroupSnapshot snapshot_of(const Metadata& metadata, const std::vector<JoinedMember>& members);
 

@@ -482,7 +482,9 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}});
     const Duration cost = config_.assign_cost * static_cast<std::int64_t>(outcome.add.size());
     auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
-    if (cost == Duration{0}) {
+    if (outcome.add.empty()) {
+      // nothing to initialise
+    } else if (cost == Duration{0}) {
       ready();
     } else {
       init_timer_.arm_in(cost, std::move(ready));

@@ -139,7 +139,8 @@ TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
   CHECK(rr.code == 0);
   CHECK(rr.out.find("\"c1\": {\n      \"t0\": [\n        0,\n        2,\n        4") != std::string::npos);
   CHECK(cli("assign --assignor sticky tests/snapshots/two-topics.json").code == 0);
-  CHECK(cli("assign --assignor cooperative-sticky tests/snapshots/two-topics.json").code == 2);
+  CHECK(cli("assign --assignor cooperative-sticky tests/snapshots/two-topics.json").code == 0);
+  CHECK(cli("assign --protocol consumer --assignor uniform tests/snapshots/two-topics.json").code == 2);
   CHECK(cli("assign --assignor nope tests/snapshots/two-topics.json").code == 2);
   const auto bad = cli("assign tests/bad/unknown-top-key.yaml");
   CHECK(bad.code == 2);

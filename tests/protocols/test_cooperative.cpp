@@ -1,0 +1,136 @@
+// The cooperative protocol (KIP-429, seed 1 "Simple Cooperative") with the
+// cooperative-sticky assignor: the seed's worked examples as exact timelines.
+#include "metrics/summary.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+using namespace rsim;
+
+namespace {
+
+struct Run {
+  scenario::Scenario s;
+  scenario::RunResult r;
+  metrics::Summary m;
+};
+
+Run run(const std::string& text, std::uint64_t seed = 1) {
+  Run out{scenario::load_text(text, "cooperative.yaml"), {}, {}};
+  scenario::RunOptions o;
+  o.seed = seed;
+  out.r = scenario::run(out.s, o);
+  out.m = metrics::summarize(out.r.trace.events(), out.r.resources, out.r.end, out.s.metrics_from);
+  return out;
+}
+
+std::string lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
+  std::string out;
+  for (const auto& ev : r.trace.events()) {
+    if (kinds.count(ev.kind) == 0) continue;
+    const auto* rs = ev.list("resources");
+    if (ev.kind == "assigned" && rs != nullptr && rs->empty()) continue;
+    out += fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
+    if (auto g = ev.integer("generation"); g && ev.actor == "coordinator") out += fmt::format(" g{}", *g);
+    if (rs != nullptr) out += fmt::format(" [{}]", fmt::join(*rs, ","));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("protocols") {
+// The bundled scenarios/seed/cooperative-join.yaml. D joins at 10 s (added
+// 10.003 s); A, B, C hear at their 12 s heartbeats and rejoin owning what they
+// own, still processing it. Generation 2 (12.003 s): the sticky target moves
+// T-3 from A to D, so it is withheld from D; A revokes T-3 at 12.006 s and
+// rejoins at once. Generation 3 (15.009 s, when B, C, D heard at their 15 s
+// heartbeats) gives D T-3 at 15.012 s. Only T-3 ever stops.
+TEST_CASE("a member joins: the moving partition is revoked in round one and assigned in round two") {
+  const auto x = run(R"(
+name: seed-cooperative-join
+duration: 2m
+protocol: cooperative
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]
+initial-assignment: {A: [T-0, T-3], B: [T-1], C: [T-2]}
+events: [{at: 10s, join: D, subscribe: [T]}]
+)");
+  CHECK(lines(x.r, {"generation", "assigned", "revoking", "revoked"}) ==
+        "0.000s coordinator generation g1\n"
+        "0.000s A assigned [T-0,T-3]\n"
+        "0.000s B assigned [T-1]\n"
+        "0.000s C assigned [T-2]\n"
+        "12.003s coordinator generation g2\n"
+        "12.006s A revoking [T-3]\n"
+        "12.006s A revoked [T-3]\n"
+        "15.009s coordinator generation g3\n"
+        "15.012s D assigned [T-3]\n");
+  CHECK(x.m.rebalances == 2);
+  CHECK(x.m.moves == 1);
+  CHECK(x.m.stop_the_world == Duration{0});
+  CHECK(x.m.downtime.total == Duration{3'006'000});  // T-3 only: 12.006 to 15.012 s
+  CHECK_FALSE(x.m.violation);
+}
+
+// Seed 1: "D(T-3) leaves: one rebalance, A gets T-3 at once". D's LeaveGroup
+// arrives at 10.001 s; A, B, C hear at 12 s; the one generation gives the
+// unowned T-3 to the first member at minQuota by id, A.
+TEST_CASE("a member leaves: one rebalance, its partition goes straight to a survivor") {
+  const auto x = run(R"(
+name: seed-cooperative-leave
+duration: 1m
+protocol: cooperative
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}, {id: D, subscribe: [T]}]
+initial-assignment: {A: [T-0], B: [T-1], C: [T-2], D: [T-3]}
+events: [{at: 10s, leave: D}]
+)");
+  CHECK(lines(x.r, {"generation", "assigned", "revoking"}) ==
+        "0.000s coordinator generation g1\n"
+        "0.000s A assigned [T-0]\n"
+        "0.000s B assigned [T-1]\n"
+        "0.000s C assigned [T-2]\n"
+        "0.000s D assigned [T-3]\n"
+        "10.000s D revoking [T-3]\n"
+        "12.003s coordinator generation g2\n"
+        "12.006s A assigned [T-3]\n");
+  CHECK(x.m.rebalances == 1);
+  CHECK(x.m.moves == 1);
+  CHECK(x.m.stop_the_world == Duration{0});
+}
+
+TEST_CASE("cooperative: no double ownership and convergence over many seeds") {
+  const std::string text = R"(
+name: cooperative-noisy
+duration: 4m
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+protocol: cooperative
+network: {latency: {exponential: 3ms}}
+costs: {revoke: 5ms, assign: 5ms}
+topics: [{name: T, partitions: 12}, {name: U, partitions: 5}]
+members: {count: 5, prefix: m, subscribe: [T, U]}
+events:
+  - {at: 20s, join: x, subscribe: [T, U]}
+  - {at: 40s, crash: m001}
+  - {at: 60s, bounce: m002, down: 3s}
+  - {at: 80s, pause: m003, for: 15s}
+  - {at: 100s, scale-out: 2, subscribe: [T, U]}
+  - {at: 120s, rolling-restart: [m000, x], down: 2s, interval: 5s}
+)";
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    CAPTURE(seed);
+    const auto x = run(text, seed);
+    if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
+    std::size_t owned = 0;
+    for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
+    CHECK(owned == 17);
+  }
+}
+}
