@@ -22,25 +22,12 @@ Subscription CooperativeProtocol::subscription(const std::vector<std::string>& t
   return Subscription{topics, owned, generation};
 }
 
-std::vector<std::pair<std::string, MemberAssignment>> CooperativeProtocol::assign(
-    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) const {
-  const GroupAssignment a = assignor.assign(snapshot_of(metadata, members));
-  std::vector<std::pair<std::string, MemberAssignment>> out;
-  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions});
-  return out;
-}
-
 // onJoinComplete: revoke what is no longer assigned, add what is new; a
 // revocation means a follow-up rebalance ("need to revoke partitions and
 // re-join").
 AssignmentOutcome CooperativeProtocol::on_assignment(const std::vector<TopicPartition>& owned,
                                                      const MemberAssignment& assignment) const {
-  AssignmentOutcome o;
-  for (const auto& tp : owned)
-    if (std::find(assignment.partitions.begin(), assignment.partitions.end(), tp) == assignment.partitions.end())
-      o.revoke.push_back(tp);
-  for (const auto& tp : assignment.partitions)
-    if (std::find(owned.begin(), owned.end(), tp) == owned.end()) o.add.push_back(tp);
+  AssignmentOutcome o = difference(owned, assignment);
   o.rejoin = !o.revoke.empty();
   return o;
 }

@@ -34,17 +34,16 @@ Subscription EagerProtocol::subscription(const std::vector<std::string>& topics,
   return Subscription{topics, last_assignment, generation};
 }
 
-std::vector<std::pair<std::string, MemberAssignment>> EagerProtocol::assign(const Assignor& assignor,
-                                                                            const Metadata& metadata,
-                                                                            const std::vector<JoinedMember>& members) const {
+std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) const {
   const GroupAssignment a = assignor.assign(snapshot_of(metadata, members));
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions});
   return out;
 }
 
-AssignmentOutcome EagerProtocol::on_assignment(const std::vector<TopicPartition>& owned,
-                                               const MemberAssignment& assignment) const {
+AssignmentOutcome EmbeddedProtocol::difference(const std::vector<TopicPartition>& owned,
+                                               const MemberAssignment& assignment) {
   AssignmentOutcome o;
   for (const auto& tp : owned)
     if (std::find(assignment.partitions.begin(), assignment.partitions.end(), tp) == assignment.partitions.end())
@@ -52,6 +51,12 @@ AssignmentOutcome EagerProtocol::on_assignment(const std::vector<TopicPartition>
   for (const auto& tp : assignment.partitions)
     if (std::find(owned.begin(), owned.end(), tp) == owned.end()) o.add.push_back(tp);
   return o;
+}
+
+// An eager member owns nothing when the assignment arrives: all of it is new.
+AssignmentOutcome EagerProtocol::on_assignment(const std::vector<TopicPartition>& owned,
+                                               const MemberAssignment& assignment) const {
+  return difference(owned, assignment);
 }
 
 }  // namespace rsim::protocols::classic

@@ -36,12 +36,18 @@ class EmbeddedProtocol {
   // that in their user data even after an eager revocation).
   virtual Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
                                     const std::vector<TopicPartition>& last_assignment, int generation) const = 0;
-  // The leader's assignment for the generation, one entry per member.
+  // The leader's assignment for the generation, one entry per member: the
+  // assignor's result as it is (what a cooperative design withholds, the
+  // cooperative assignor withholds).
   virtual std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
-                                                                       const std::vector<JoinedMember>& members) const = 0;
+                                                                       const std::vector<JoinedMember>& members) const;
   // onJoinComplete: what the member revokes and adds given what it owns.
   virtual AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                           const MemberAssignment& assignment) const = 0;
+
+ protected:
+  // revoke = owned - assigned, add = assigned - owned.
+  static AssignmentOutcome difference(const std::vector<TopicPartition>& owned, const MemberAssignment& assignment);
 };
 
 // Kafka < 2.4 and the default RangeAssignor: every member revokes everything
@@ -53,8 +59,6 @@ class EagerProtocol final : public EmbeddedProtocol {
                                                  const std::vector<std::string>& topics) const override;
   Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
                             const std::vector<TopicPartition>& last_assignment, int generation) const override;
-  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
-                                                               const std::vector<JoinedMember>& members) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
 };
@@ -70,8 +74,6 @@ class CooperativeProtocol final : public EmbeddedProtocol {
                                                  const std::vector<std::string>& topics) const override;
   Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
                             const std::vector<TopicPartition>& last_assignment, int generation) const override;
-  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
-                                                               const std::vector<JoinedMember>& members) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
 };

@@ -2,9 +2,7 @@
 // poll loop, max.poll.interval.ms, coordinator failover, metadata refresh.
 // Hand-computed with 1 ms latency, heartbeats every 3 s phase-locked at 0 s
 // by the initial assignment.
-#include "metrics/summary.hpp"
-#include "scenarios/loader.hpp"
-#include "scenarios/runner.hpp"
+#include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -17,18 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Run {
-  scenario::Scenario s;
-  scenario::RunResult r;
-  metrics::Summary m;
-};
-
-Run run(const std::string& text) {
-  Run out{scenario::load_text(text, "lifecycle.yaml"), {}, {}};
-  out.r = scenario::run(out.s);
-  out.m = metrics::summarize(out.r.trace.events(), out.r.resources, out.r.end, out.s.metrics_from);
-  return out;
-}
+using testing::run;
 
 // The matching events, one per line, so a failed comparison prints both
 // timelines in full.

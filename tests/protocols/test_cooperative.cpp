@@ -1,8 +1,6 @@
 // The cooperative protocol (KIP-429, seed 1 "Simple Cooperative") with the
 // cooperative-sticky assignor: the seed's worked examples as exact timelines.
-#include "metrics/summary.hpp"
-#include "scenarios/loader.hpp"
-#include "scenarios/runner.hpp"
+#include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -14,20 +12,7 @@ using namespace rsim;
 
 namespace {
 
-struct Run {
-  scenario::Scenario s;
-  scenario::RunResult r;
-  metrics::Summary m;
-};
-
-Run run(const std::string& text, std::uint64_t seed = 1) {
-  Run out{scenario::load_text(text, "cooperative.yaml"), {}, {}};
-  scenario::RunOptions o;
-  o.seed = seed;
-  out.r = scenario::run(out.s, o);
-  out.m = metrics::summarize(out.r.trace.events(), out.r.resources, out.r.end, out.s.metrics_from);
-  return out;
-}
+using testing::run;
 
 std::string lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
   std::string out;
