@@ -18,8 +18,8 @@ std::vector<TopicPartition> CooperativeProtocol::revoke_before_join(const std::v
 // generation they were assigned in.
 Subscription CooperativeProtocol::subscription(const std::vector<std::string>& topics,
                                                const std::vector<TopicPartition>& owned,
-                                               const std::vector<TopicPartition>&, int generation) const {
-  return Subscription{topics, owned, generation};
+                                               const std::vector<TopicPartition>& last_assignment, int generation) const {
+  return Subscription{topics, owned, generation, last_assignment};
 }
 
 // onJoinComplete: revoke what is no longer assigned, add what is new; a

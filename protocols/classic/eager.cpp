@@ -4,7 +4,8 @@
 
 namespace rsim::protocols::classic {
 
-GroupSnapshot snapshot_of(const Metadata& metadata, const std::vector<JoinedMember>& members) {
+GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) {
+  const bool user_data = assignor.name() == "sticky";
   GroupSnapshot g;
   for (const auto& m : members)
     for (const auto& t : m.subscription.topics)
@@ -14,7 +15,7 @@ GroupSnapshot snapshot_of(const Metadata& metadata, const std::vector<JoinedMemb
     s.member_id = m.member_id;
     s.instance_id = m.instance_id;
     s.topics = m.subscription.topics;
-    s.owned = m.subscription.owned;
+    s.owned = user_data ? m.subscription.last_assignment : m.subscription.owned;
     s.generation = m.subscription.generation;
     g.members.push_back(std::move(s));
   }
@@ -26,17 +27,16 @@ std::vector<TopicPartition> EagerProtocol::revoke_before_join(const std::vector<
   return owned;  // CC onJoinPrepare, EAGER: revoke everything
 }
 
-// Eager members own nothing when they join (everything was revoked); what
-// the subscription carries is the last assignment and its generation, which
-// is what the StickyAssignor's user data holds (range and roundrobin ignore it).
-Subscription EagerProtocol::subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>&,
+// Eager members own nothing when they join (everything was revoked); the
+// StickyAssignor's user data still carries their last assignment.
+Subscription EagerProtocol::subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
                                          const std::vector<TopicPartition>& last_assignment, int generation) const {
-  return Subscription{topics, last_assignment, generation};
+  return Subscription{topics, owned, generation, last_assignment};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
     const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) const {
-  const GroupAssignment a = assignor.assign(snapshot_of(metadata, members));
+  const GroupAssignment a = assignor.assign(snapshot_of(assignor, metadata, members));
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions});
   return out;

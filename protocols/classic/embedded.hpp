@@ -78,7 +78,10 @@ class CooperativeProtocol final : public EmbeddedProtocol {
                                   const MemberAssignment& assignment) const override;
 };
 
-// Builds the assignor's snapshot from the leader's JoinGroup response.
-GroupSnapshot snapshot_of(const Metadata& metadata, const std::vector<JoinedMember>& members);
+// Builds the assignor's snapshot from the leader's JoinGroup response. Each
+// member's owned partitions are what `assignor` reads in Kafka: the user
+// data's last assignment for the (eager) StickyAssignor, ownedPartitions for
+// every other.
+GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members);
 
 }  // namespace rsim::protocols::classic

@@ -31,8 +31,11 @@ const char* error_name(Error e);
 // Embedded protocol metadata in JoinGroup (ConsumerProtocolSubscription).
 struct Subscription {
   std::vector<std::string> topics;
-  std::vector<TopicPartition> owned;
+  std::vector<TopicPartition> owned;  // ownedPartitions: what the member holds now
   int generation = -1;
+  // The StickyAssignor's user data: the member's last assignment (kept even
+  // after an eager revocation). CooperativeStickyAssignor reads `owned`.
+  std::vector<TopicPartition> last_assignment;
   bool operator==(const Subscription&) const = default;
 };
 

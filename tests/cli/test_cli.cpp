@@ -157,6 +157,39 @@ TEST_CASE("vectors reports per case and fails on a wrong assignor") {
   CHECK(cli("vectors tests/bad/unknown-top-key.yaml").code == 2);
 }
 
+TEST_CASE("compare runs every variant on one seed: eager stops the world on a rolling bounce, cooperative does not") {
+  const auto r = cli("compare scenarios/rolling-bounce.yaml --format csv");
+  REQUIRE(r.code == 0);
+  std::istringstream in(r.out);
+  std::string header, first, second, extra;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::getline(in, second);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK(header ==
+        "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,moves,revocations,"
+        "final-generation,invariants");
+  // Ranked by downtime: cooperative first, with no stop-the-world at all.
+  CHECK(first.rfind("cooperative/cooperative-sticky,cooperative,cooperative-sticky,", 0) == 0);
+  CHECK(first.find(",0.000,") != std::string::npos);
+  CHECK(second.rfind("eager/range,eager,range,", 0) == 0);
+  const auto field = [](const std::string& line, int n) {
+    std::istringstream f(line);
+    std::string v;
+    for (int i = 0; i <= n; ++i) std::getline(f, v, ',');
+    return std::stod(v);
+  };
+  CHECK(field(second, 4) > 10.0);                      // eager: stop-the-world, seconds
+  CHECK(field(first, 5) < field(second, 5));           // cooperative: less downtime
+  const auto json = cli("compare scenarios/rolling-bounce.yaml --format json --protocols eager --assignors range,sticky");
+  CHECK(json.code == 0);
+  CHECK(json.out.find("\"variant\": \"eager/sticky\"") != std::string::npos);
+  CHECK(json.out.find("\"stop-the-world\": ") != std::string::npos);
+  CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols streams").code == 2);
+  CHECK(cli("compare scenarios/rolling-bounce.yaml --assignors nope").code == 2);
+  CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols cooperative --assignors range").code == 2);
+}
+
 TEST_CASE("run --out writes the timeline and the summary files") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("rsim-out-{}", ::getpid());
   const auto r = cli(fmt::format("run scenarios/quickstart.yaml --out '{}'", dir.string()));

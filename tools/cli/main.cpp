@@ -8,6 +8,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/snapshot.hpp"
 #include "tools/vectors/runner.hpp"
+#include "tools/report/compare_output.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
 
@@ -148,6 +149,63 @@ int cmd_run(const RunArgs& a) {
   return failed ? kFailed : kOk;
 }
 
+struct CompareArgs {
+  std::string file;
+  std::vector<std::string> protocols;
+  std::vector<std::string> assignors;
+  std::int64_t seed = -1;
+  std::string format = "table";
+};
+
+// Every requested variant on the same scenario and seed. Without
+// --protocols: every protocol this version runs; each with the requested
+// assignors it supports (Kafka's rule: the cooperative protocol needs
+// cooperative-sticky), or its default.
+int cmd_compare(const CompareArgs& a) {
+  const auto s = scenario::load_file(a.file);
+  std::vector<std::string> protocols = a.protocols;
+  if (protocols.empty())
+    for (const auto& p : protocols::all_protocols())
+      if (p.runnable) protocols.emplace_back(p.name);
+  std::vector<std::pair<std::string, std::string>> variants;
+  for (const auto& p : protocols) {
+    const auto* info = protocols::find_protocol(p);
+    if (info == nullptr || !info->runnable)
+      throw UsageError(fmt::format("--protocols: '{}' is not simulated by this version; `rebalance-sim list` shows what runs", p));
+    if (a.assignors.empty()) {
+      scenario::RunOptions o;
+      o.protocol = p;
+      variants.emplace_back(p, p == s.protocol && s.assignor ? *s.assignor : std::string(info->default_assignor));
+      continue;
+    }
+    for (const auto& as : a.assignors) {
+      if (protocols::find_assignor(info->family, as) == nullptr)
+        throw UsageError(fmt::format("--assignors: unknown {} assignor '{}'{}", protocols::family_name(info->family), as,
+                                     scenario::did_you_mean(as, protocols::assignor_names(info->family))));
+      if (p == "cooperative" && as != "cooperative-sticky") continue;
+      variants.emplace_back(p, as);
+    }
+  }
+  if (variants.empty()) throw UsageError("compare: no variant to run (the cooperative protocol needs cooperative-sticky)");
+  std::vector<report::VariantRow> rows;
+  std::uint64_t seed = a.seed >= 0 ? static_cast<std::uint64_t>(a.seed) : s.seed;
+  for (const auto& [p, as] : variants) {
+    scenario::RunOptions o;
+    o.protocol = p;
+    o.assignor = as;
+    o.seed = seed;
+    const auto run = scenario::run(s, o);
+    rows.push_back({p, as, metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from)});
+  }
+  report::rank(rows);
+  if (a.format == "csv") report::write_compare_csv(std::cout, rows);
+  else if (a.format == "json") report::write_compare_json(std::cout, s.name, seed, rows);
+  else if (a.format == "markdown") report::write_compare_markdown(std::cout, rows);
+  else report::write_compare_table(std::cout, s.name, seed, rows);
+  const bool violated = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.summary.violation.has_value(); });
+  return violated ? kFailed : kOk;
+}
+
 int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
   const auto snapshot = scenario::load_snapshot_file(file);
   if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
@@ -234,6 +292,22 @@ int main(int argc, char** argv) {
               "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
               "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/");
 
+  CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "Run several protocol/assignor variants on one scenario and seed, side by side");
+  compare->add_option("FILE", compare_args.file, "scenario file")->required();
+  compare->add_option("--protocols", compare_args.protocols, "protocols to run (default: every one this version runs)")
+      ->delimiter(',');
+  compare->add_option("--assignors", compare_args.assignors, "assignors to try with each protocol (default: the protocol's)")
+      ->delimiter(',');
+  compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
+      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
+      ->capture_default_str();
+  compare->footer("Rows are ranked by downtime.total. Exit 1 if a variant breaks an invariant.\nExamples:\n"
+                  "  rebalance-sim compare scenarios/rolling-bounce.yaml\n"
+                  "  rebalance-sim compare scenarios/rolling-bounce.yaml --protocols eager --assignors range,roundrobin,sticky\n"
+                  "  rebalance-sim compare scenarios/rolling-bounce.yaml --format csv");
+
   std::string assign_file, assign_assignor, assign_protocol = "classic";
   auto* assign = app.add_subcommand("assign", "Run one assignor on a group snapshot and print the assignment as JSON");
   assign->add_option("SNAPSHOT", assign_file, "group snapshot, JSON or YAML (scenario-format.md, \"Group snapshots\")")->required();
@@ -269,6 +343,7 @@ int main(int argc, char** argv) {
     if (*list) return cmd_list();
     if (*run) return cmd_run(run_args);
     if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
+    if (*compare) return cmd_compare(compare_args);
     if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << '\n';
