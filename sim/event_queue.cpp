@@ -1,31 +1,31 @@
 #include "sim/event_queue.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
 namespace rsim {
 
-namespace {
-constexpr std::size_t kArity = 4;
-}
-
 EventId EventQueue::schedule(Time at, Callback cb) {
   assert(cb);
+  assert(micros(at) >= 0 && "simulated time starts at zero");
   std::uint32_t index;
   if (!free_.empty()) {
     index = free_.back();
     free_.pop_back();
   } else {
-    assert(slot_count_ < kSlotMask && "more pending events than the queue can index");
+    assert(slot_count_ < UINT32_MAX - kChunk && "more pending events than the queue can index");
     if ((slot_count_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunk));
     index = slot_count_++;
   }
   Slot& s = slot(index);
   s.cb = std::move(cb);
   s.live = true;
-  assert(next_seq_ < (1ULL << (64 - kSlotBits)) && "sequence space exhausted");
-  heap_.push_back(Key{micros(at), (next_seq_++ << kSlotBits) | index});
-  sift_up(size() - 1);
+  const auto t = static_cast<std::uint64_t>(micros(at));
+  if (t < last_) rebase(t);
+  insert(Entry{t, index});
+  ++queued_;
+  ++scheduled_;
   ++live_;
   return EventId{index, s.generation};
 }
@@ -43,83 +43,72 @@ bool EventQueue::cancel(EventId id) {
   return true;
 }
 
-bool EventQueue::has_next() {
-  while (size() != 0 && !slot(at(0).slot()).live) {
-    const std::uint32_t index = at(0).slot();
-    remove_top();
-    release(index);
-  }
-  return size() != 0;
+void EventQueue::settle() {
+  assert(queued_ > 0);
+  if (head_ < buckets_[0].size()) return;
+  buckets_[0].clear();
+  head_ = 0;
+  int i = 1;
+  while (buckets_[i].empty()) ++i;
+  std::vector<Entry>& b = buckets_[i];
+  std::uint64_t least = UINT64_MAX;
+  for (const Entry& e : b) least = std::min(least, e.time_us);
+  last_ = least;
+  // Every entry of bucket i lands in a lower bucket, in its present order.
+  for (const Entry& e : b) insert(e);
+  b.clear();
 }
 
-Time EventQueue::next_time() const {
-  assert(size() != 0);
-  return time_at(Duration{at(0).time_us});
+void EventQueue::rebase(std::uint64_t t) {
+  std::vector<Entry> all;
+  all.reserve(queued_);
+  all.insert(all.end(), buckets_[0].begin() + static_cast<std::ptrdiff_t>(head_), buckets_[0].end());
+  for (int i = 1; i < kBuckets; ++i) all.insert(all.end(), buckets_[i].begin(), buckets_[i].end());
+  for (auto& b : buckets_) b.clear();
+  head_ = 0;
+  last_ = t;
+  // Equal times share a bucket in scheduling order, so collecting bucket by
+  // bucket and re-inserting keeps that order.
+  for (const Entry& e : all) insert(e);
+}
+
+bool EventQueue::has_next() {
+  while (queued_ > 0) {
+    settle();
+    const Entry& e = buckets_[0][head_];
+    if (slot(e.slot).live) return true;
+    ++head_;
+    --queued_;
+    release(e.slot);
+  }
+  return false;
+}
+
+Time EventQueue::next_time() {
+  settle();
+  return time_at(Duration{static_cast<std::int64_t>(buckets_[0][head_].time_us)});
 }
 
 void EventQueue::run_next(Time& now) {
-  assert(size() != 0 && slot(at(0).slot()).live);
-  const Key top = at(0);
-  remove_top();
-  // The next events' slots are likely cache misses: start fetching the next
-  // one and its likely successor (the least of the root's children, one cache
-  // line) while this callback runs.
-  if (size() != 0) {
-    __builtin_prefetch(&slot(at(0).slot()));
-    const std::size_t n = size();
-    if (n > 1) {
-      std::size_t best = 1;
-      for (std::size_t c = 2; c <= 4 && c < n; ++c)
-        if (before(at(c), at(best))) best = c;
-      __builtin_prefetch(&slot(at(best).slot()));
-    }
-  }
-  Slot& s = slot(top.slot());
-  now = time_at(Duration{top.time_us});
+  settle();
+  const Entry top = buckets_[0][head_++];
+  --queued_;
+  assert(slot(top.slot).live);
+  // The next event's slot is a likely cache miss: start fetching it while
+  // this callback runs.
+  if (head_ < buckets_[0].size()) __builtin_prefetch(&slot(buckets_[0][head_].slot));
+  Slot& s = slot(top.slot);
+  now = time_at(Duration{static_cast<std::int64_t>(top.time_us)});
   s.live = false;  // no longer pending, also for the callback itself
   --live_;
   s.cb();
   s.cb = nullptr;
-  release(top.slot());
+  release(top.slot);
 }
 
 void EventQueue::release(std::uint32_t index) {
   ++slot(index).generation;  // every handle to the old occupant goes stale
   free_.push_back(index);
-}
-
-void EventQueue::remove_top() {
-  at(0) = heap_.back();
-  heap_.pop_back();
-  if (size() != 0) sift_down(0);
-}
-
-void EventQueue::sift_up(std::size_t i) {
-  const Key k = at(i);
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!before(k, at(parent))) break;
-    at(i) = at(parent);
-    i = parent;
-  }
-  at(i) = k;
-}
-
-void EventQueue::sift_down(std::size_t i) {
-  const std::size_t n = size();
-  const Key k = at(i);
-  for (;;) {
-    const std::size_t first = i * kArity + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t last = first + kArity < n ? first + kArity : n;
-    for (std::size_t c = first + 1; c < last; ++c)
-      if (before(at(c), at(best))) best = c;
-    if (!before(at(best), k)) break;
-    at(i) = at(best);
-    i = best;
-  }
-  at(i) = k;
 }
 
 }  // namespace rsim

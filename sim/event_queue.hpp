@@ -3,19 +3,25 @@
 // Ordering contract: events run in ascending (time, sequence) order, where the
 // sequence is the order in which they were scheduled. Two events at the same
 // time therefore run in the order they were scheduled, so a run is a pure
-// function of its inputs and never of heap layout.
+// function of its inputs and never of the queue's layout.
+//
+// Structure: a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) over integer
+// times. A simulation never schedules into the past, so the queue is
+// monotone: every queued time is at least `last_`, the time of the last
+// minimum taken. Bucket k holds the times whose highest bit differing from
+// `last_` is bit k-1 (bucket 0: equal to `last_`). Taking the minimum empties
+// bucket 0 in order; when it is empty, the lowest non-empty bucket is
+// redistributed around its minimum into lower buckets. Redistribution is
+// stable and equal times always share a bucket, so among equal times the
+// scheduling order is kept without storing a sequence number.
 //
 // Cancellation is lazy (as in ns-3): cancel() marks the slot and drops the
-// callback; the heap entry is skipped when it reaches the top. A handle
-// carries the slot's generation, so a stale handle can never cancel a later
-// event that reuses the slot.
+// callback; the entry is skipped when it comes up. A handle carries the
+// slot's generation, so a stale handle can never cancel a later event that
+// reuses the slot.
 //
-// Complexity: schedule O(log n), cancel O(1), pop O(log n) amortised over
-// cancelled entries. The heap is 4-ary over 16-byte keys (the four children
-// of a node share one cache line); callbacks live in a
-// separate slot array so sifting moves only keys. Slots are allocated in
-// fixed chunks, so a slot never moves: the next event's callback runs in
-// place, and may schedule or cancel events while it runs.
+// Complexity: schedule O(1), cancel O(1), taking the minimum O(log T)
+// amortised, T the span of times (each entry moves down at most 64 buckets).
 #pragma once
 
 #include "sim/callback.hpp"
@@ -40,28 +46,21 @@ class EventQueue {
   bool cancel(EventId id);
   bool pending(EventId id) const;
 
-  // Removes cancelled entries from the top; true if a live event remains.
+  // Removes cancelled entries from the front; true if a live event remains.
   bool has_next();
-  Time next_time() const;  // requires has_next()
+  Time next_time();  // requires has_next()
   // Removes the next live event, sets `now` to its time and runs it;
   // requires has_next().
   void run_next(Time& now);
 
   std::size_t live_count() const { return live_; }
-  std::uint64_t scheduled_count() const { return next_seq_; }
+  std::uint64_t scheduled_count() const { return scheduled_; }
 
  private:
-  // seq_slot packs the scheduling sequence (high 40 bits: 1.1e12 events per
-  // run) above the slot index (low 24 bits: 16.7 M pending events). Both
-  // limits are asserted. Ordering by (time_us, seq_slot) is ordering by
-  // (time, sequence), since sequences are unique.
-  struct Key {
-    std::int64_t time_us;
-    std::uint64_t seq_slot;
-    std::uint32_t slot() const { return static_cast<std::uint32_t>(seq_slot & kSlotMask); }
+  struct Entry {
+    std::uint64_t time_us;
+    std::uint32_t slot;
   };
-  static constexpr int kSlotBits = 24;
-  static constexpr std::uint64_t kSlotMask = (1ULL << kSlotBits) - 1;
   struct Slot {
     Callback cb;
     std::uint32_t generation = 0;
@@ -69,41 +68,28 @@ class EventQueue {
   };
   static constexpr std::uint32_t kChunkBits = 10;
   static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+  static constexpr int kBuckets = 65;
   Slot& slot(std::uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   const Slot& slot(std::uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
-  static bool before(const Key& a, const Key& b) {
-    return a.time_us < b.time_us || (a.time_us == b.time_us && a.seq_slot < b.seq_slot);
+  static int bucket_of(std::uint64_t t, std::uint64_t last) {
+    return t == last ? 0 : 64 - __builtin_clzll(t ^ last);
   }
-  void sift_up(std::size_t i);
-  void sift_down(std::size_t i);
-  void remove_top();
+  void insert(const Entry& e) { buckets_[bucket_of(e.time_us, last_)].push_back(e); }
+  // Makes buckets_[0][head_] the earliest entry; requires queued_ > 0.
+  void settle();
+  // An event earlier than `last_` (scheduled between two run_until calls):
+  // re-base every entry on it, keeping their order.
+  void rebase(std::uint64_t t);
   void release(std::uint32_t slot);
 
-  // 64-byte aligned storage with the root at index kRoot, so that the four
-  // children of any node (logical 4i+1..4i+4, stored at 4(i+1)..4(i+1)+3)
-  // fill exactly one cache line.
-  struct AlignedKeys {
-    using value_type = Key;
-    AlignedKeys() = default;
-    template <class U>
-    AlignedKeys(const U&) {}
-    Key* allocate(std::size_t n) { return static_cast<Key*>(::operator new(n * sizeof(Key), std::align_val_t{64})); }
-    void deallocate(Key* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
-    template <class U>
-    struct rebind {
-      using other = AlignedKeys;
-    };
-    bool operator==(const AlignedKeys&) const { return true; }
-  };
-  static constexpr std::size_t kRoot = 3;
-  std::vector<Key, AlignedKeys> heap_ = std::vector<Key, AlignedKeys>(kRoot);  // [0, kRoot) unused
-  std::size_t size() const { return heap_.size() - kRoot; }
-  Key& at(std::size_t i) { return heap_[i + kRoot]; }
-  const Key& at(std::size_t i) const { return heap_[i + kRoot]; }
+  std::vector<Entry> buckets_[kBuckets];
+  std::size_t head_ = 0;       // first unread entry of buckets_[0]
+  std::uint64_t last_ = 0;     // every queued time is >= last_
+  std::size_t queued_ = 0;     // entries in the buckets, live or cancelled
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_;
-  std::uint64_t next_seq_ = 0;
+  std::uint64_t scheduled_ = 0;
   std::size_t live_ = 0;
 };
 

@@ -1,6 +1,11 @@
 #include "sim/kernel.hpp"
 
+#include "sim/random.hpp"
+
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
 
 #include <string>
 #include <vector>
@@ -94,5 +99,68 @@ TEST_CASE("many interleaved schedules and cancels keep the order contract") {
     if (ran[i - 1].first == ran[i].first) CHECK(ran[i - 1].second < ran[i].second);
   }
   for (const auto& r : ran) CHECK(r.second % 3 != 0);
+}
+
+TEST_CASE("an event scheduled between run_until calls, earlier than the queued ones, still runs first") {
+  Kernel k;
+  std::string order;
+  k.schedule_at(time_at(10ms), [&] { order += "c"; });
+  k.schedule_at(time_at(10ms), [&] { order += "d"; });
+  k.run_until(time_at(2ms));  // looks ahead at the 10 ms events
+  k.schedule_at(time_at(5ms), [&] { order += "b"; });
+  k.schedule_at(time_at(2ms), [&] { order += "a"; });
+  k.schedule_at(time_at(10ms), [&] { order += "e"; });
+  k.run();
+  CHECK(order == "abcde");
+}
+
+// Against a reference: random schedules (many equal times, far and near),
+// random cancellations, and run_until boundaries; the kernel must run exactly
+// the live events in (time, scheduling order).
+TEST_CASE("the queue matches a reference ordering under random schedules, cancels and horizons") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    Rng rng(seed);
+    Kernel k;
+    std::vector<std::pair<std::int64_t, int>> ran;  // (time, id)
+    std::map<int, std::pair<std::int64_t, EventId>> live;
+    int next_id = 0;
+    auto schedule = [&](std::int64_t at) {
+      const int id = next_id++;
+      const EventId ev = k.schedule_at(time_at(Duration{at}), [&, id, at] {
+        ran.emplace_back(at, id);
+        live.erase(id);
+      });
+      live[id] = {at, ev};
+    };
+    std::map<int, std::int64_t> expected_runs;  // id -> time, for everything not cancelled
+    std::int64_t horizon = 0;
+    for (int round = 0; round < 50; ++round) {
+      const int adds = static_cast<int>(rng.below(40));
+      for (int i = 0; i < adds; ++i) {
+        const std::int64_t at = micros(k.now()) + (rng.chance(0.3) ? 0 : static_cast<std::int64_t>(rng.below(rng.chance(0.5) ? 10 : 100000)));
+        schedule(at);
+        expected_runs[next_id - 1] = at;
+      }
+      for (auto it = live.begin(); it != live.end();) {
+        if (rng.chance(0.1)) {
+          CHECK(k.cancel(it->second.second));
+          expected_runs.erase(it->first);
+          it = live.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      horizon = micros(k.now()) + static_cast<std::int64_t>(rng.below(50000));
+      k.run_until(time_at(Duration{horizon}));
+    }
+    k.run();
+    // Reference order: by time, then by id (ids are scheduling order).
+    std::vector<std::pair<std::int64_t, int>> want;
+    for (const auto& [id, at] : expected_runs) want.emplace_back(at, id);
+    std::sort(want.begin(), want.end());
+    CHECK(ran == want);
+    CHECK(k.pending_count() == 0);
+  }
 }
 }
