@@ -190,6 +190,28 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
   CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols cooperative --assignors range").code == 2);
 }
 
+TEST_CASE("check: an unchanged baseline passes; a worse assignor fails naming the metric") {
+  const auto base = (std::filesystem::temp_directory_path() / fmt::format("rsim-baseline-{}.json", ::getpid())).string();
+  const auto write = cli(fmt::format("check scenarios/rolling-bounce.yaml scenarios/quickstart.yaml --baseline '{}' --update-baseline", base));
+  CHECK(write.code == 0);
+  CHECK(write.out.find("wrote 2 scenario(s)") != std::string::npos);
+  const auto same = cli(fmt::format("check scenarios/rolling-bounce.yaml scenarios/quickstart.yaml --baseline '{}'", base));
+  CHECK(same.code == 0);
+  CHECK(same.out.find("REGRESSED") == std::string::npos);
+  // roundrobin spreads partitions without regard to who had them: more moves.
+  const auto worse = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor roundrobin", base));
+  CHECK(worse.code == 1);
+  CHECK(worse.out.find("REGRESSED  moves              old       24.000  new       47.000  change   +95.83%") != std::string::npos);
+  // A tolerance lets a small rise through, not a large one.
+  const auto tolerant = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor sticky "
+                                        "--tolerance downtime.total=1,downtime.max=1,downtime.p99=1,stop-the-world=1", base));
+  CHECK(tolerant.code == 0);
+  CHECK(cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --tolerance downtime=5", base)).code == 2);
+  CHECK(cli("check scenarios/rolling-bounce.yaml --baseline /nonexistent/b.json").code == 2);
+  CHECK(cli("check tests/scenarios/failing-expectation.yaml").code == 1);
+  std::filesystem::remove(base);
+}
+
 TEST_CASE("run --out writes the timeline and the summary files") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("rsim-out-{}", ::getpid());
   const auto r = cli(fmt::format("run scenarios/quickstart.yaml --out '{}'", dir.string()));

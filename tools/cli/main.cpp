@@ -7,7 +7,9 @@
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/snapshot.hpp"
+#include "scenarios/values.hpp"
 #include "tools/vectors/runner.hpp"
+#include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
@@ -206,6 +208,82 @@ int cmd_compare(const CompareArgs& a) {
   return violated ? kFailed : kOk;
 }
 
+struct CheckArgs {
+  std::vector<std::string> files;
+  std::string baseline;
+  bool update = false;
+  std::vector<std::string> tolerances;
+  std::string protocol;
+  std::string assignor;
+  std::int64_t seed = -1;
+};
+
+// Each scenario's expect: block, and its metrics against a baseline: how an
+// assignor or protocol change is gated in CI.
+int cmd_check(const CheckArgs& a) {
+  std::map<std::string, double> tolerance;
+  for (const auto& t : a.tolerances) {
+    const auto eq = t.find('=');
+    const std::string name = t.substr(0, eq);
+    const auto pct = eq == std::string::npos ? std::nullopt : scenario::parse_number(t.substr(eq + 1));
+    if (!pct || *pct < 0)
+      throw UsageError(fmt::format("--tolerance: expected METRIC=PERCENT (e.g. downtime.total=5), got '{}'", t));
+    const auto names = report::baseline_metrics(metrics::Summary{});
+    if (names.count(name) == 0) {
+      std::vector<std::string_view> known;
+      for (const auto& [n, v] : names) known.push_back(n);
+      throw UsageError(fmt::format("--tolerance: '{}' is not a metric a baseline keeps{}", name, scenario::did_you_mean(name, known)));
+    }
+    tolerance[name] = *pct;
+  }
+  if (a.update && a.baseline.empty()) throw UsageError("--update-baseline needs --baseline FILE");
+  report::Baseline baseline;
+  if (!a.baseline.empty() && !a.update) baseline = report::read_baseline(a.baseline);
+  report::Baseline updated;
+  bool failed = false;
+  for (const auto& f : a.files) {
+    const auto s = scenario::load_file(f);
+    scenario::RunOptions o;
+    if (!a.protocol.empty()) o.protocol = a.protocol;
+    if (!a.assignor.empty()) o.assignor = a.assignor;
+    if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
+    const auto run = scenario::run(s, o);
+    const auto m = metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from);
+    const auto expect = metrics::evaluate(s, m);
+    std::cout << fmt::format("{} ({}/{}, seed {})\n", f, run.protocol, run.assignor, run.seed);
+    for (const auto& e : expect) {
+      std::cout << fmt::format("  {:<10} expect {:<18} want {}  got {}\n", e.ok ? "ok" : "FAIL", e.name, e.want, e.got);
+      failed |= !e.ok;
+    }
+    if (m.violation) {
+      std::cout << fmt::format("  {:<10} invariant violated: {}\n", "FAIL", metrics::describe(*m.violation));
+      failed = true;
+    }
+    const auto now = report::baseline_metrics(m);
+    updated[f] = report::BaselineEntry{run.protocol, run.assignor, run.seed, now};
+    if (a.baseline.empty() || a.update) continue;
+    auto it = baseline.find(f);
+    if (it == baseline.end()) {
+      std::cout << fmt::format("  {:<10} not in the baseline {} (add it with --update-baseline)\n", "FAIL", a.baseline);
+      failed = true;
+      continue;
+    }
+    for (const auto& c : report::compare_to_baseline(it->second, now, tolerance)) {
+      const double change = c.old_value == 0 ? (c.new_value == 0 ? 0.0 : 100.0) : (c.new_value - c.old_value) / std::abs(c.old_value) * 100.0;
+      const char* verdict = c.regression ? "REGRESSED" : c.new_value < c.old_value ? "improved" : "ok";
+      std::cout << fmt::format("  {:<10} {:<18} old {:>12.3f}  new {:>12.3f}  change {:>+8.2f}%{}\n", verdict, c.metric,
+                               c.old_value, c.new_value, change,
+                               c.tolerance_pct > 0 ? fmt::format("  (tolerance {}%)", c.tolerance_pct) : std::string());
+      failed |= c.regression;
+    }
+  }
+  if (a.update) {
+    report::write_baseline(a.baseline, updated);
+    std::cout << fmt::format("wrote {} scenario(s) to {}\n", updated.size(), a.baseline);
+  }
+  return failed ? kFailed : kOk;
+}
+
 int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
   const auto snapshot = scenario::load_snapshot_file(file);
   if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
@@ -308,6 +386,24 @@ int main(int argc, char** argv) {
                   "  rebalance-sim compare scenarios/rolling-bounce.yaml --protocols eager --assignors range,roundrobin,sticky\n"
                   "  rebalance-sim compare scenarios/rolling-bounce.yaml --format csv");
 
+  CheckArgs check_args;
+  auto* check = app.add_subcommand("check", "Evaluate expect: blocks and compare metrics with a baseline (CI gate)");
+  check->add_option("FILE", check_args.files, "scenario files")->required();
+  check->add_option("--baseline", check_args.baseline, "baseline JSON of metrics to compare with");
+  check->add_flag("--update-baseline", check_args.update, "write the current metrics to --baseline instead of comparing");
+  check->add_option("--tolerance", check_args.tolerances, "allowed rise of a metric in percent, e.g. downtime.total=5")
+      ->delimiter(',');
+  check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(CLI::IsMember(protocol_list));
+  check->add_option("--assignor", check_args.assignor, "run every scenario with this assignor");
+  check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(CLI::NonNegativeNumber);
+  check->footer("Every metric a baseline keeps is better when lower; runs are deterministic, so without a\n"
+                "tolerance any rise is a regression. Exit 1 on a failed expectation, an invariant violation\n"
+                "or a regression.\nExamples:\n"
+                "  rebalance-sim check scenarios/*.yaml scenarios/seed/*.yaml\n"
+                "  rebalance-sim check scenarios/rolling-bounce.yaml --baseline baseline.json --update-baseline\n"
+                "  rebalance-sim check scenarios/rolling-bounce.yaml --baseline baseline.json --assignor roundrobin\n"
+                "  rebalance-sim check scenarios/rolling-bounce.yaml --baseline baseline.json --tolerance downtime.total=5");
+
   std::string assign_file, assign_assignor, assign_protocol = "classic";
   auto* assign = app.add_subcommand("assign", "Run one assignor on a group snapshot and print the assignment as JSON");
   assign->add_option("SNAPSHOT", assign_file, "group snapshot, JSON or YAML (scenario-format.md, \"Group snapshots\")")->required();
@@ -344,6 +440,7 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(run_args);
     if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
     if (*compare) return cmd_compare(compare_args);
+    if (*check) return cmd_check(check_args);
     if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << '\n';
