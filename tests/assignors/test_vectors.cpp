@@ -39,8 +39,8 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
   CHECK(files == 9);
   CHECK(passed_by_assignor["range"] == 15);
   CHECK(passed_by_assignor["roundrobin"] == 9);
-  CHECK(passed_by_assignor["sticky"] == 17);
-  CHECK(passed_by_assignor["cooperative-sticky"] == 19);
+  CHECK(passed_by_assignor["sticky"] == 18);
+  CHECK(passed_by_assignor["cooperative-sticky"] == 20);
 }
 
 TEST_CASE("range: the first P % C members in MemberInfo order take one extra partition, per topic") {
