@@ -15,7 +15,8 @@ using scenario::Comparison;
 bool computed(std::string_view metric) {
   return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "invariants" ||
          metric == "final-assignment" || metric == "final-generation" || metric == "stop-the-world" ||
-         metric == "downtime.total" || metric == "downtime.max" || metric == "downtime.p50" || metric == "downtime.p99";
+         metric == "downtime.total" || metric == "downtime.max" || metric == "downtime.p50" || metric == "downtime.p99" ||
+         metric == "time-to-stable" || metric == "lag.peak" || metric == "lag.catch-up";
 }
 
 std::string format_assignment(const std::map<std::string, std::vector<std::string>>& a) {
@@ -48,6 +49,8 @@ Duration seconds_metric(const std::string& name, const Summary& s) {
   if (name == "downtime.max") return s.downtime.max;
   if (name == "downtime.p50") return s.downtime.p50;
   if (name == "downtime.p99") return s.downtime.p99;
+  if (name == "time-to-stable") return s.time_to_stable;
+  if (name == "lag.catch-up") return s.lag ? s.lag->catch_up : Duration{0};
   return Duration{0};
 }
 
@@ -56,6 +59,7 @@ double count_metric(const std::string& name, const Summary& s) {
   if (name == "moves") return s.moves;
   if (name == "revocations") return s.revocations;
   if (name == "final-generation") return s.final_generation;
+  if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
   return 0;
 }
 
@@ -78,6 +82,8 @@ std::vector<ExpectResult> evaluate(const scenario::Scenario& s, const Summary& s
   for (const auto& x : s.expect) {
     if (!computed(x.metric))
       throw scenario::InputError(s.file, x.mark, fmt::format("metric '{}' is not computed by this version yet", x.metric));
+    if (x.metric.rfind("lag.", 0) == 0 && !s.load)
+      throw scenario::InputError(s.file, x.mark, fmt::format("metric '{}' needs the scenario's load: (produce.rate, process.rate)", x.metric));
     ExpectResult r;
     r.name = x.metric;
     if (x.metric == "final-assignment") {

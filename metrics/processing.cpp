@@ -25,6 +25,19 @@ class Replay {
 
   void apply(const TraceEvent& ev) {
     advance_clock(ev.at);
+    apply_change(ev);
+    track_recovery(ev);
+  }
+
+  ProcessingResult finish() {
+    advance_clock(to_);
+    for (auto& [r, s] : state_)
+      if (!s.processed) close_down(r, s, to_);
+    return result_;
+  }
+
+ private:
+  void apply_change(const TraceEvent& ev) {
     const auto* rs = ev.list("resources");
     if (ev.kind == "resources-added" && rs != nullptr) {
       for (const auto& r : *rs) {
@@ -58,14 +71,43 @@ class Replay {
     }
   }
 
-  ProcessingResult finish() {
-    advance_clock(to_);
-    for (auto& [r, s] : state_)
-      if (!s.processed) close_down(r, s, to_);
-    return result_;
+  // Whether the group has settled, and the disruptions waiting for it.
+  void track_recovery(const TraceEvent& ev) {
+    if (ev.actor == "coordinator" && ev.kind == "state") {
+      const std::string* to = ev.text("to");
+      coordinator_stable_ = to != nullptr && *to == "Stable";
+    } else if (ev.actor == "coordinator" && ev.kind == "loaded") {
+      const std::string* state = ev.text("state");
+      coordinator_stable_ = state != nullptr && *state == "Stable";
+    } else if (ev.actor == "coordinator" && ev.kind == "stable") {
+      coordinator_stable_ = true;
+      for (auto i : open_) ++result_.recoveries[i].rebalances;
+    } else if (ev.kind == "start" || ev.kind == "join" || ev.kind == "rejoin" || ev.kind == "lost" ||
+               ev.kind == "poll-timeout") {
+      unsettled_.insert(ev.actor);
+    } else if (ev.kind == "assigned") {
+      unsettled_.erase(ev.actor);
+    } else if (ev.kind == "crash" || ev.kind == "stopped") {
+      unsettled_.erase(ev.actor);
+    }
+    if (ev.actor == "scenario" && ev.kind == "disruption") {
+      // The marker precedes the disruption's first effect, so it is never
+      // judged stable by itself.
+      if (ev.at < from_ || ev.at > to_) return;
+      Recovery r;
+      r.at = ev.at;
+      if (const auto* a = ev.text("action")) r.action = *a;
+      if (const auto* m = ev.text("member")) r.member = *m;
+      open_.push_back(result_.recoveries.size());
+      result_.recoveries.push_back(r);
+      return;
+    }
+    if (!open_.empty() && down_count_ == 0 && coordinator_stable_ && unsettled_.empty()) {
+      for (auto i : open_) result_.recoveries[i].stable = ev.at;
+      open_.clear();
+    }
   }
 
- private:
   struct State {
     bool processed = false;
     Time since = kTimeZero;  // start of the current down interval
@@ -111,7 +153,9 @@ class Replay {
   void close_down(const std::string& r, const State& s, Time end) {
     const Time a = std::max(s.since, from_);
     const Time b = std::min(end, to_);
-    if (b > a) result_.downtime[r] += b - a;
+    if (b <= a) return;
+    result_.downtime[r] += b - a;
+    result_.down_intervals[r].emplace_back(a, b);
   }
 
   // Stop-the-world for the time since the last event, under the state then.
@@ -128,6 +172,9 @@ class Replay {
   std::size_t down_count_ = 0;
   std::map<std::string, std::set<std::string>> ready_;  // member -> resources it has initialised
   std::set<std::string> paused_, removed_, alive_;
+  bool coordinator_stable_ = false;
+  std::set<std::string> unsettled_;  // members joining or rejoining
+  std::vector<std::size_t> open_;    // recoveries waiting for the group to settle
   ProcessingResult result_;
 };
 

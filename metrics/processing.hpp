@@ -10,15 +10,31 @@
 #include "sim/trace.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace rsim::metrics {
 
+// One disruption (a scenario event) and how the group recovered from it.
+struct Recovery {
+  Time at;
+  std::string action;  // crash, bounce, join, ...
+  std::string member;
+  std::optional<Time> stable;  // unset: not stable again before the window ended
+  int rebalances = 0;          // generations completed until then
+};
+
 struct ProcessingResult {
   std::map<std::string, Duration> downtime;  // per resource, inside the window
+  // The intervals in which each resource was not processed, inside the window.
+  std::map<std::string, std::vector<std::pair<Time, Time>>> down_intervals;
   Duration stop_the_world{0};                // nothing processed while a member is alive
+  // Disruptions inside the window. The group is stable again when every
+  // resource is processed, the coordinator is Stable and every live member
+  // holds its assignment (none is joining or rejoining).
+  std::vector<Recovery> recoveries;
 };
 
 // Resources that a `resources-added` event creates during the run (a topic's

@@ -61,7 +61,7 @@ class StableWatch {
 }  // namespace
 
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
-                  std::optional<Duration> from) {
+                  std::optional<Duration> from, std::optional<LoadRates> load) {
   Summary s;
   s.end = end;
   if (from) s.window_start = time_at(*from);
@@ -109,6 +109,10 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     s.downtime = downtime_stats(processing.downtime);
     s.stop_the_world = processing.stop_the_world;
     s.downtime_by_resource = std::move(processing.downtime);
+    for (const auto& r : processing.recoveries)
+      s.time_to_stable = std::max(s.time_to_stable, r.stable.value_or(end) - r.at);
+    s.recoveries = std::move(processing.recoveries);
+    if (load) s.lag = measure_lag(processing.down_intervals, end, load->produce, load->process);
   }
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
@@ -122,6 +126,12 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     if (!list.empty()) s.final_assignment[member] = std::move(list);
   }
   return s;
+}
+
+Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run) {
+  std::optional<LoadRates> load;
+  if (s.load) load = LoadRates{s.load->produce_rate, s.load->process_rate};
+  return summarize(run.trace.events(), run.resources, run.end, s.metrics_from, load);
 }
 
 }  // namespace rsim::metrics

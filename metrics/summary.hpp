@@ -2,8 +2,11 @@
 // trace; they never reach into actors). Definitions: DESIGN.md, "metrics/".
 #pragma once
 
+#include "metrics/lag.hpp"
 #include "metrics/ownership.hpp"
 #include "metrics/processing.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/scenario.hpp"
 #include "sim/trace.hpp"
 
 #include <map>
@@ -31,6 +34,11 @@ struct Summary {
   DowntimeStats downtime;             // over resources, inside the window
   Duration stop_the_world{0};         // nothing processed while a member is alive
   std::map<std::string, Duration> downtime_by_resource;
+  // The longest time, over disruptions in the window, until the group was
+  // stable again (to the window's end for one that never was).
+  Duration time_to_stable{0};
+  std::vector<Recovery> recoveries;
+  std::optional<LagResult> lag;  // only with the scenario's load:
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant
   // Resources still held by a member the coordinator had removed when they
@@ -38,10 +46,19 @@ struct Summary {
   std::vector<Zombie> zombies;
 };
 
+// Message rates per partition, for the lag model.
+struct LoadRates {
+  double produce = 0;
+  double process = 0;
+};
+
 // `resources` lists every resource in declaration order (it orders the final
-// assignment); `from` is the scenario's metrics.from.
+// assignment); `from` is the scenario's metrics.from; `load` enables lag.
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
-                  std::optional<Duration> from);
+                  std::optional<Duration> from, std::optional<LoadRates> load = std::nullopt);
+
+// The summary of a scenario's run, with its window and load.
+Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run);
 
 std::string describe(const Violation& v);
 

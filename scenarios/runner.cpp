@@ -172,7 +172,13 @@ class GroupRun {
     }
   }
 
+  // Marks a disruption in the trace: time-to-stable is measured from here.
+  void disruption(const std::string& action, const std::string& member_id) {
+    trace_.emit(kernel_.now(), "scenario", "disruption", {{"action", action}, {"member", member_id}});
+  }
+
   void bounce(const std::string& id, Duration down) {
+    disruption("bounce", id);
     member(id).crash();
     kernel_.schedule_in(down, [this, id] {
       if (!member(id).running()) member(id).start();
@@ -180,6 +186,7 @@ class GroupRun {
   }
 
   void restart(const std::string& id, Duration down) {
+    disruption("restart", id);
     member(id).leave([this, id, down] {
       kernel_.schedule_in(down, [this, id] {
         if (!member(id).running()) member(id).start();
@@ -244,26 +251,34 @@ class GroupRun {
         [&](const auto& a) {
           using A = std::decay_t<decltype(a)>;
           if constexpr (std::is_same_v<A, Join>) {
+            disruption("join", a.member.id);
             subscribed(a.member.subscribe);
             member(a.member.id).start();
           } else if constexpr (std::is_same_v<A, Leave>) {
+            disruption("leave", a.member);
             member(a.member).leave();
           } else if constexpr (std::is_same_v<A, Crash>) {
+            disruption("crash", a.member);
             member(a.member).crash();
           } else if constexpr (std::is_same_v<A, Bounce>) {
             bounce(a.member, a.down);
           } else if constexpr (std::is_same_v<A, Restart>) {
             restart(a.member, a.down);
           } else if constexpr (std::is_same_v<A, Pause>) {
+            disruption("pause", a.member);
             member(a.member).pause(a.length);
           } else if constexpr (std::is_same_v<A, Slow>) {
+            disruption("slow", a.member);
             member(a.member).slow(a.batch, a.length);
           } else if constexpr (std::is_same_v<A, Subscribe>) {
+            disruption("subscribe", a.member);
             subscribed(a.topics);
             member(a.member).subscribe(a.topics);
           } else if constexpr (std::is_same_v<A, AddPartitions>) {
+            disruption("add-partitions", a.topic);
             add_partitions(a.topic, a.count);
           } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
+            disruption("coordinator-failover", "");
             failover(a.down);
           } else if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart>) {
             Duration offset{0};
@@ -276,10 +291,17 @@ class GroupRun {
             }
           } else if constexpr (std::is_same_v<A, ScaleOut>) {
             subscribed(a.subscribe);
-            for (const auto& id : a.ids) member(id).start();
+            for (const auto& id : a.ids) {
+              disruption("join", id);
+              member(id).start();
+            }
           } else if constexpr (std::is_same_v<A, ScaleIn>) {
-            for (const auto& id : a.members) member(id).leave();
+            for (const auto& id : a.members) {
+              disruption("leave", id);
+              member(id).leave();
+            }
           } else if constexpr (std::is_same_v<A, Isolate>) {
+            disruption("isolate", a.member);
             const NodeId node = member(a.member).node();
             network_.cut(node, directory_.node);
             trace_.emit(kernel_.now(), a.member, "isolated", {{"for_us", a.length.count()}});

@@ -114,7 +114,7 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
 
   const auto uncomputed = cli("run tests/scenarios/uncomputed-metric.yaml");
   CHECK(uncomputed.code == 2);
-  CHECK(uncomputed.err.find("uncomputed-metric.yaml:7:3: metric 'time-to-stable' is not computed by this version yet") != std::string::npos);
+  CHECK(uncomputed.err.find("uncomputed-metric.yaml:7:3: metric 'lag.peak' needs the scenario's load:") != std::string::npos);
 
   CHECK(cli("run scenarios/quickstart.yaml --protocol bogus").code == 2);
   CHECK(cli("run scenarios/quickstart.yaml --timeline pdf").code == 2);
@@ -167,8 +167,8 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
   std::getline(in, second);
   CHECK_FALSE(std::getline(in, extra));
   CHECK(header ==
-        "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,moves,revocations,"
-        "final-generation,invariants");
+        "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,time-to-stable,"
+        "lag.peak,moves,revocations,final-generation,invariants");
   // Ranked by downtime: cooperative first, with no stop-the-world at all.
   CHECK(first.rfind("cooperative/cooperative-sticky,cooperative,cooperative-sticky,", 0) == 0);
   CHECK(first.find(",0.000,") != std::string::npos);

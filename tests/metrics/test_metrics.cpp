@@ -1,5 +1,6 @@
 // Metrics on hand-built traces with hand-computed answers.
 #include "metrics/expect.hpp"
+#include "metrics/lag.hpp"
 #include "metrics/processing.hpp"
 #include "metrics/summary.hpp"
 
@@ -128,5 +129,44 @@ TEST_CASE("summary: window, rebalances, moves by scenario id, revocations, doubl
   const auto g = metrics::summarize(gen.events, {}, time_at(3s), std::nullopt);
   REQUIRE(g.violation);
   CHECK(g.violation->what == "generation went from 2 to 2");
+}
+
+TEST_CASE("lag: the backlog grows while down and drains at process - produce") {
+  // 100 messages/s produced, 300/s processed: drains at 200/s.
+  std::map<std::string, std::vector<std::pair<Time, Time>>> down;
+  // r: down 10-12 s: backlog 200, drained 1 s later.
+  down["r"] = {{time_at(10s), time_at(12s)}};
+  // q: down 5-6 s (100), drains 0.3 s (-60, 40 left), down again 6.3-7.3 s
+  // (+100 = 140), drained by 8.0 s: one stretch of 2 s from 6 s.
+  down["q"] = {{time_at(5s), time_at(6s)}, {time_at(6300ms), time_at(7300ms)}};
+  const auto lag = metrics::measure_lag(down, time_at(20s), 100, 300);
+  CHECK(lag.peak == doctest::Approx(200));
+  CHECK(lag.catch_up == Duration{2s});
+  CHECK(lag.drained);
+  // Processing slower than producing never catches up: the stretch runs to
+  // the window's end.
+  const auto behind = metrics::measure_lag(down, time_at(20s), 100, 90);
+  CHECK_FALSE(behind.drained);
+  CHECK(behind.catch_up == Duration{14s});  // q: from 6 s to 20 s
+}
+
+TEST_CASE("time to stable: each disruption until everything is processed, the group is Stable and every member settled") {
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start").stable(1s, 1)
+      .at(1s, "A", "assigned", {"T-0"}).at(1s, "A", "ready", {"T-0"})
+      .at(1s, "B", "assigned", {"T-1"}).at(1s, "B", "ready", {"T-1"});
+  b.events.push_back(TraceEvent{time_at(5s), "scenario", "disruption", {{"action", std::string("crash")}, {"member", std::string("B")}}});
+  b.at(5s, "B", "crash");
+  b.events.push_back(TraceEvent{time_at(8s), "coordinator", "state", {{"to", std::string("PreparingRebalance")}}});
+  b.at(9s, "A", "rejoin").at(9s, "A", "revoking", {"T-0"}).at(9s, "A", "revoked", {"T-0"}).at(9s, "A", "join");
+  b.events.push_back(TraceEvent{time_at(9500ms), "coordinator", "state", {{"to", std::string("Stable")}}});
+  b.stable(9500ms, 2);
+  b.at(9600ms, "A", "assigned", kTwo).at(9800ms, "A", "ready", kTwo);
+  const auto s = metrics::summarize(b.events, kTwo, time_at(20s), std::nullopt);
+  REQUIRE(s.recoveries.size() == 1);
+  CHECK(s.recoveries[0].action == "crash");
+  CHECK(s.recoveries[0].stable == time_at(9800ms));  // ready with both at 9.8 s
+  CHECK(s.recoveries[0].rebalances == 1);
+  CHECK(s.time_to_stable == Duration{4800ms});
 }
 }

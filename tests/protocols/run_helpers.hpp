@@ -21,7 +21,7 @@ inline Run run(const std::string& text, std::uint64_t seed = 1) {
   scenario::RunOptions o;
   o.seed = seed;
   out.r = scenario::run(out.s, o);
-  out.m = metrics::summarize(out.r.trace.events(), out.r.resources, out.r.end, out.s.metrics_from);
+  out.m = metrics::summarize(out.s, out.r);
   return out;
 }
 

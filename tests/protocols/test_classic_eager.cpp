@@ -83,7 +83,7 @@ TEST_CASE("eager: a group forms with the initial delay, a crash is detected at s
   };
   CHECK(lines(r, {"member-added", "member-removed", "state", "generation", "stable", "assigned", "revoking",
                   "revoked", "crash"}) == joined(want));
-  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  const auto m = metrics::summarize(s, r);
   REQUIRE(m.window_start);
   CHECK(*m.window_start == time_at(Duration{6'006'000}));
   CHECK(m.rebalances == 1);
@@ -98,6 +98,10 @@ TEST_CASE("eager: a group forms with the initial delay, a crash is detected at s
   CHECK(m.downtime.total == 2 * Duration{10'012'000} + 2 * Duration{4'000});
   CHECK(m.downtime.max == Duration{10'012'000});
   CHECK(m.stop_the_world == Duration{4'000});
+  // From the crash until A holds all four: one disruption, one rebalance.
+  REQUIRE(m.recoveries.size() == 1);
+  CHECK(m.recoveries[0].rebalances == 1);
+  CHECK(m.time_to_stable == Duration{10'012'000});
 }
 
 TEST_CASE("eager: the coordinator removes a crashed member session.timeout.ms after its last heartbeat") {
@@ -176,7 +180,7 @@ initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
 events: [{at: 10s, bounce: B, down: 5s}]
 )", "static.yaml");
   const auto r = scenario::run(s);
-  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  const auto m = metrics::summarize(s, r);
   CHECK(m.rebalances == 0);
   CHECK(m.final_generation == 1);
   CHECK(m.moves == 0);
@@ -210,7 +214,7 @@ initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
 events: [{at: 10s, bounce: B, down: 20s}]
 )", "static-long.yaml");
   const auto r = scenario::run(s);
-  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  const auto m = metrics::summarize(s, r);
   CHECK(m.rebalances == 2);
   CHECK(m.final_generation == 3);
   CHECK(lines(r, {"member-removed", "generation"}) == joined({
@@ -242,7 +246,7 @@ events: [{at: 10s, join: A, subscribe: [T]}]
     scenario::RunOptions o;
     o.assignor = assignor;
     const auto r = scenario::run(s, o);
-    const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+    const auto m = metrics::summarize(s, r);
     CHECK_FALSE(m.violation);
     CHECK(m.rebalances == 1);
     std::size_t owned = 0;
@@ -283,7 +287,7 @@ events:
       o.seed = seed;
       o.assignor = assignors[seed % 3];
       const auto r = scenario::run(s, o);
-      const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+      const auto m = metrics::summarize(s, r);
       if (m.violation) FAIL(metrics::describe(*m.violation));
       REQUIRE(m.window_start);
       if (std::string(drop) != "0.0") continue;
@@ -305,7 +309,7 @@ initial-assignment: {A: [T-0], B: [T-1]}
 events: [{at: 10s, pause: B, for: 20s}]
 )", "zombie.yaml");
   const auto r = scenario::run(s);
-  const auto m = metrics::summarize(r.trace.events(), r.resources, r.end, s.metrics_from);
+  const auto m = metrics::summarize(s, r);
   CHECK_FALSE(m.violation);
   // B's last heartbeat reached the coordinator at 9.001 s: removed at
   // 19.001 s; A rejoins at its 21 s heartbeat and is given T-1 at 21.006 s

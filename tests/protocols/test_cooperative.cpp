@@ -61,6 +61,9 @@ events: [{at: 10s, join: D, subscribe: [T]}]
   CHECK(x.m.moves == 1);
   CHECK(x.m.stop_the_world == Duration{0});
   CHECK(x.m.downtime.total == Duration{3'006'000});  // T-3 only: 12.006 to 15.012 s
+  CHECK(x.m.time_to_stable == Duration{5'012'000});  // the join at 10 s until D has T-3
+  REQUIRE(x.m.recoveries.size() == 1);
+  CHECK(x.m.recoveries[0].rebalances == 2);
   CHECK_FALSE(x.m.violation);
 }
 

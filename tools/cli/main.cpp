@@ -115,7 +115,7 @@ int cmd_run(const RunArgs& a) {
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 
   const auto run = scenario::run(s, o);
-  const auto summary = metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from);
+  const auto summary = metrics::summarize(s, run);
   const auto expect = metrics::evaluate(s, summary);
 
   report::TimelineOptions topts{a.heartbeats};
@@ -197,7 +197,7 @@ int cmd_compare(const CompareArgs& a) {
     o.assignor = as;
     o.seed = seed;
     const auto run = scenario::run(s, o);
-    rows.push_back({p, as, metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from)});
+    rows.push_back({p, as, metrics::summarize(s, run)});
   }
   report::rank(rows);
   if (a.format == "csv") report::write_compare_csv(std::cout, rows);
@@ -248,7 +248,7 @@ int cmd_check(const CheckArgs& a) {
     if (!a.assignor.empty()) o.assignor = a.assignor;
     if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
     const auto run = scenario::run(s, o);
-    const auto m = metrics::summarize(run.trace.events(), run.resources, run.end, s.metrics_from);
+    const auto m = metrics::summarize(s, run);
     const auto expect = metrics::evaluate(s, m);
     std::cout << fmt::format("{} ({}/{}, seed {})\n", f, run.protocol, run.assignor, run.seed);
     for (const auto& e : expect) {

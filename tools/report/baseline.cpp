@@ -19,6 +19,7 @@ std::map<std::string, double> baseline_metrics(const metrics::Summary& s) {
       {"downtime.max", seconds(s.downtime.max)},
       {"downtime.p50", seconds(s.downtime.p50)},
       {"downtime.p99", seconds(s.downtime.p99)},
+      {"time-to-stable", seconds(s.time_to_stable)},
       {"moves", s.moves},
       {"revocations", s.revocations},
   };

@@ -17,7 +17,8 @@ struct Column {
 };
 const std::vector<Column> kColumns{
     {"rebalances", false},     {"stop-the-world", true}, {"downtime.total", true}, {"downtime.max", true},
-    {"downtime.p99", true},    {"moves", false},         {"revocations", false},   {"final-generation", false},
+    {"downtime.p99", true},    {"time-to-stable", true}, {"lag.peak", false},      {"moves", false},
+    {"revocations", false},    {"final-generation", false},
 };
 
 double seconds(Duration d) { return static_cast<double>(d.count()) / 1e6; }
@@ -28,6 +29,8 @@ double value(const metrics::Summary& s, const std::string& name) {
   if (name == "downtime.total") return seconds(s.downtime.total);
   if (name == "downtime.max") return seconds(s.downtime.max);
   if (name == "downtime.p99") return seconds(s.downtime.p99);
+  if (name == "time-to-stable") return seconds(s.time_to_stable);
+  if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
   if (name == "moves") return s.moves;
   if (name == "revocations") return s.revocations;
   if (name == "final-generation") return s.final_generation;
@@ -35,6 +38,7 @@ double value(const metrics::Summary& s, const std::string& name) {
 }
 
 std::string text(const metrics::Summary& s, const Column& c) {
+  if (std::string(c.name).rfind("lag.", 0) == 0 && !s.lag) return "-";  // no load: in the scenario
   const double v = value(s, c.name);
   return c.duration ? fmt::format("{:.3f}", v) : fmt::format("{}", static_cast<long long>(v));
 }
@@ -102,7 +106,8 @@ void write_compare_json(std::ostream& out, const std::string& scenario, std::uin
     v["protocol"] = r.protocol;
     v["assignor"] = r.assignor;
     for (const auto& c : kColumns) {
-      if (c.duration) v[c.name] = value(r.summary, c.name);
+      if (std::string(c.name).rfind("lag.", 0) == 0 && !r.summary.lag) v[c.name] = nullptr;
+      else if (c.duration) v[c.name] = value(r.summary, c.name);
       else v[c.name] = static_cast<long long>(value(r.summary, c.name));
     }
     v["invariants"] = r.summary.violation ? metrics::describe(*r.summary.violation) : std::string("ok");

@@ -17,6 +17,11 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
   out << fmt::format("downtime.max      {}\n", format_duration(m.downtime.max));
   out << fmt::format("downtime.p50      {}\n", format_duration(m.downtime.p50));
   out << fmt::format("downtime.p99      {}\n", format_duration(m.downtime.p99));
+  out << fmt::format("time-to-stable    {}\n", format_duration(m.time_to_stable));
+  if (m.lag) {
+    out << fmt::format("lag.peak          {:.0f}\n", m.lag->peak);
+    out << fmt::format("lag.catch-up      {}{}\n", format_duration(m.lag->catch_up), m.lag->drained ? "" : " (not drained at the end)");
+  }
   out << fmt::format("moves             {}\n", m.moves);
   out << fmt::format("revocations       {}\n", m.revocations);
   out << fmt::format("final-generation  {}\n", m.final_generation);
@@ -47,6 +52,11 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   metrics["downtime.max"] = seconds(m.downtime.max);
   metrics["downtime.p50"] = seconds(m.downtime.p50);
   metrics["downtime.p99"] = seconds(m.downtime.p99);
+  metrics["time-to-stable"] = seconds(m.time_to_stable);
+  if (m.lag) {
+    metrics["lag.peak"] = m.lag->peak;
+    metrics["lag.catch-up"] = seconds(m.lag->catch_up);
+  }
   metrics["moves"] = m.moves;
   metrics["revocations"] = m.revocations;
   metrics["final-generation"] = m.final_generation;
@@ -58,6 +68,14 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   nlohmann::ordered_json fa = nlohmann::ordered_json::object();
   for (const auto& [member, resources] : m.final_assignment) fa[member] = resources;
   j["final-assignment"] = fa;
+  nlohmann::ordered_json recoveries = nlohmann::ordered_json::array();
+  for (const auto& r : m.recoveries)
+    recoveries.push_back({{"at", seconds(r.at.time_since_epoch())},
+                          {"action", r.action},
+                          {"member", r.member},
+                          {"time-to-stable", r.stable ? nlohmann::ordered_json(seconds(*r.stable - r.at)) : nlohmann::ordered_json()},
+                          {"rebalances", r.rebalances}});
+  j["disruptions"] = recoveries;
   nlohmann::ordered_json ex = nlohmann::ordered_json::array();
   for (const auto& e : expect) ex.push_back({{"name", e.name}, {"want", e.want}, {"got", e.got}, {"ok", e.ok}});
   j["expect"] = ex;
