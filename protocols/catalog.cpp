@@ -6,7 +6,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
   static const std::vector<ProtocolInfo> kProtocols{
       {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)"},
       {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
-      {"deferred", Family::Classic, "cooperative-sticky", false, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
+      {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
       {"incremental", Family::Classic, "cooperative-sticky", false, "deferred + at most N moves per round, rounds spaced by an interval"},
       {"connect", Family::Classic, "cooperative-sticky", false, "Kafka Connect's incremental cooperative assignor as shipped (KIP-415)"},
       {"consumer", Family::Consumer, "uniform", false, "KIP-848 broker-side consumer protocol"},

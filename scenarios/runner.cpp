@@ -44,8 +44,8 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
   // As in Kafka, the cooperative protocol needs an assignor that supports it
   // (range and roundrobin support only eager; cooperative-sticky both).
-  if (protocol == "cooperative" && assignor != "cooperative-sticky")
-    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the cooperative protocol needs cooperative-sticky", assignor));
+  if ((protocol == "cooperative" || protocol == "deferred") && assignor != "cooperative-sticky")
+    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the {} protocol needs cooperative-sticky", assignor, protocol));
   if (!s.connectors.empty())
     throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
   if (!s.subtopologies.empty())
@@ -81,6 +81,8 @@ class GroupRun {
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
     if (protocol_name_ == "cooperative") {
       embedded_ = std::make_unique<cl::CooperativeProtocol>();
+    } else if (protocol_name_ == "deferred") {
+      embedded_ = std::make_unique<cl::DeferredProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
     } else {
       embedded_ = std::make_unique<cl::EagerProtocol>();
     }
@@ -163,8 +165,12 @@ class GroupRun {
       }
       coordinator_->seed_stable(1, seeds);
       const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
-      for (const auto& seed : seeds)
+      std::map<std::string, std::vector<protocols::TopicPartition>> by_client;
+      for (const auto& seed : seeds) {
         member(seed.join.client_id).start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
+        by_client[seed.join.client_id] = seed.assignment.partitions;
+      }
+      if (!seeds.empty()) member(seeds.front().join.client_id).remember_assignment(by_client);
     }
     for (const auto& m : s_.members) {
       if (s_.initial_assignment && m.start == Duration{0}) continue;

@@ -31,14 +31,15 @@ std::vector<TopicPartition> EagerProtocol::revoke_before_join(const std::vector<
 // StickyAssignor's user data still carries their last assignment.
 Subscription EagerProtocol::subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
                                          const std::vector<TopicPartition>& last_assignment, int generation) const {
-  return Subscription{topics, owned, generation, last_assignment};
+  return Subscription{topics, owned, generation, last_assignment, std::string()};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
-    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) const {
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderMemory&,
+    Time) const {
   const GroupAssignment a = assignor.assign(snapshot_of(assignor, metadata, members));
   std::vector<std::pair<std::string, MemberAssignment>> out;
-  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions});
+  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt});
   return out;
 }
 

@@ -17,6 +17,17 @@ namespace rsim::protocols::classic {
 
 using Metadata = std::map<std::string, int>;  // topic -> partition count
 
+// What a leader remembers between the rebalances it leads (the deferred
+// designs'; lost when leadership moves, as in Kafka Connect).
+struct LeaderMemory {
+  struct Departed {
+    std::vector<TopicPartition> partitions;
+    Time deadline;  // when they are given to others
+  };
+  std::map<std::string, std::vector<TopicPartition>> previous;  // client id -> last assignment
+  std::map<std::string, Departed> departed;                     // client id -> held partitions
+};
+
 struct AssignmentOutcome {
   std::vector<TopicPartition> revoke;  // onPartitionsRevoked
   std::vector<TopicPartition> add;     // onPartitionsAssigned
@@ -40,7 +51,8 @@ class EmbeddedProtocol {
   // assignor's result as it is (what a cooperative design withholds, the
   // cooperative assignor withholds).
   virtual std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
-                                                                       const std::vector<JoinedMember>& members) const;
+                                                                       const std::vector<JoinedMember>& members,
+                                                                       LeaderMemory& memory, Time now) const;
   // onJoinComplete: what the member revokes and adds given what it owns.
   virtual AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                           const MemberAssignment& assignment) const = 0;
@@ -67,7 +79,7 @@ class EagerProtocol final : public EmbeddedProtocol {
 // what moves (or what they no longer subscribe to); an assignment that takes
 // something away is followed by a rejoin, whose rebalance hands the revoked
 // partitions to their new owners.
-class CooperativeProtocol final : public EmbeddedProtocol {
+class CooperativeProtocol : public EmbeddedProtocol {
  public:
   std::string_view name() const override { return "cooperative"; }
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
@@ -76,6 +88,23 @@ class CooperativeProtocol final : public EmbeddedProtocol {
                             const std::vector<TopicPartition>& last_assignment, int generation) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
+};
+
+// Seed 1, "Deferred Resolution of Imbalance": cooperative, and the leader
+// holds a departed member's partitions for scheduled.rebalance.max.delay.ms,
+// telling members when to rejoin (ScheduledRebalanceTimeout). A member that
+// comes back in time gets its partitions back in the rebalance its return
+// triggers; otherwise they are assigned when the delay expires.
+class DeferredProtocol final : public CooperativeProtocol {
+ public:
+  explicit DeferredProtocol(Duration max_delay) : max_delay_(max_delay) {}
+  std::string_view name() const override { return "deferred"; }
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members,
+                                                               LeaderMemory& memory, Time now) const override;
+
+ private:
+  Duration max_delay_;
 };
 
 // Builds the assignor's snapshot from the leader's JoinGroup response. Each

@@ -22,6 +22,7 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
       pause_timer_(ctx_.kernel),
       retry_timer_(ctx_.kernel),
       metadata_timer_(ctx_.kernel),
+      scheduled_rebalance_timer_(ctx_.kernel),
       revoke_timer_(ctx_.kernel),
       init_timer_(ctx_.kernel),
       batch_timer_(ctx_.kernel),
@@ -66,6 +67,7 @@ void ClassicMember::start() {
   generation_ = -1;
   owned_.clear();
   last_assignment_.clear();
+  leader_memory_ = LeaderMemory{};  // a new process remembers nothing
   coordinator_unknown_ = false;
   known_metadata_ = ctx_.cluster;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
@@ -100,6 +102,7 @@ void ClassicMember::stop_timers() {
   pause_timer_.cancel();
   retry_timer_.cancel();
   metadata_timer_.cancel();
+  scheduled_rebalance_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
   batch_timer_.cancel();
@@ -375,6 +378,7 @@ void ClassicMember::send_join() {
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
   req.subscription = ctx_.protocol.subscription(config_.topics, owned_, last_assignment_, generation_);
+  req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,
        [this, seq](JoinGroupResponse r) { on_join_response(seq, std::move(r)); });
@@ -433,7 +437,7 @@ void ClassicMember::send_sync() {
   if (member_id_ == leader_ && !joined_members_.empty()) {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
-    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_);
+    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_, leader_memory_, ctx_.kernel.now());
     assigned_metadata_.clear();
     for (const auto& m : joined_members_)
       for (const auto& t : m.subscription.topics)
@@ -474,6 +478,14 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   }
   AssignmentOutcome outcome = ctx_.protocol.on_assignment(owned_, r.assignment);
   last_assignment_ = r.assignment.partitions;
+  if (r.assignment.scheduled_rebalance) {
+    // ScheduledRebalanceTimeout: rejoin when the leader's delay expires.
+    emit("scheduled-rebalance", {{"in_us", r.assignment.scheduled_rebalance->count()}});
+    scheduled_rebalance_timer_.arm_in(*r.assignment.scheduled_rebalance,
+                                      [this] { request_rejoin("scheduled rebalance delay expired"); });
+  } else {
+    scheduled_rebalance_timer_.cancel();  // every assignment carries the current delay
+  }
   phase_ = Phase::Stable;
   arm_heartbeat();  // heartbeats are phase-locked to the SyncGroup response
   auto assign = [this, outcome] {

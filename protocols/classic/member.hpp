@@ -80,6 +80,11 @@ class ClassicMember {
   void start_stable(const std::string& member_id, const std::string& leader, int generation,
                     std::vector<TopicPartition> owned);
 
+  // The leader of a group that starts stable knows the assignment it starts with.
+  void remember_assignment(std::map<std::string, std::vector<TopicPartition>> by_client) {
+    leader_memory_.previous = std::move(by_client);
+  }
+
   const std::string& client_id() const { return config_.client_id; }
   const std::string& member_id() const { return member_id_; }
   NodeId node() const { return node_; }
@@ -129,6 +134,7 @@ class ClassicMember {
   std::vector<JoinedMember> joined_members_;  // leader only
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
+  LeaderMemory leader_memory_;                   // kept while this process leads
   Metadata known_metadata_;     // as of the last refresh
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;
@@ -147,6 +153,7 @@ class ClassicMember {
   Timer pause_timer_;
   Timer retry_timer_;
   Timer metadata_timer_;
+  Timer scheduled_rebalance_timer_;  // ScheduledRebalanceTimeout
   SuspendableTimer revoke_timer_;  // revoke cost in progress
   SuspendableTimer init_timer_;    // assign cost in progress
   SuspendableTimer batch_timer_;   // the batch being processed

@@ -36,12 +36,17 @@ struct Subscription {
   // The StickyAssignor's user data: the member's last assignment (kept even
   // after an eager revocation). CooperativeStickyAssignor reads `owned`.
   std::vector<TopicPartition> last_assignment;
+  // Who the member is across restarts (a Connect worker's identity; here the
+  // scenario's member id), for leaders that remember departed members.
+  std::string client_id;
   bool operator==(const Subscription&) const = default;
 };
 
 // Embedded protocol assignment in SyncGroup (ConsumerProtocolAssignment).
 struct MemberAssignment {
   std::vector<TopicPartition> partitions;
+  // ScheduledRebalanceTimeout (deferred designs): rejoin after this long.
+  std::optional<Duration> scheduled_rebalance;
 };
 
 struct JoinGroupRequest {

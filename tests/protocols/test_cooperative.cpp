@@ -38,15 +38,7 @@ TEST_SUITE("protocols") {
 // rejoins at once. Generation 3 (15.009 s, when B, C, D heard at their 15 s
 // heartbeats) gives D T-3 at 15.012 s. Only T-3 ever stops.
 TEST_CASE("a member joins: the moving partition is revoked in round one and assigned in round two") {
-  const auto x = run(R"(
-name: seed-cooperative-join
-duration: 2m
-protocol: cooperative
-topics: [{name: T, partitions: 4}]
-members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]
-initial-assignment: {A: [T-0, T-3], B: [T-1], C: [T-2]}
-events: [{at: 10s, join: D, subscribe: [T]}]
-)");
+  const auto x = testing::run_bundled("scenarios/seed/cooperative-join.yaml");
   CHECK(lines(x.r, {"generation", "assigned", "revoking", "revoked"}) ==
         "0.000s coordinator generation g1\n"
         "0.000s A assigned [T-0,T-3]\n"
@@ -92,6 +84,55 @@ events: [{at: 10s, leave: D}]
   CHECK(x.m.rebalances == 1);
   CHECK(x.m.moves == 1);
   CHECK(x.m.stop_the_world == Duration{0});
+}
+
+// Seed 1, Deferred Resolution, scenarios/seed/deferred-leave.yaml: D's
+// LeaveGroup arrives at 10.001 s; generation 2 (12.003 s, after the 12 s
+// heartbeats) holds T-3 and tells A, B, C to rejoin in 60 s; generation 3
+// (72.007 s) gives T-3 to A. No other partition moves; nothing stops but T-3.
+TEST_CASE("deferred: a departed member's partition waits for the delay, then goes to a survivor") {
+  const auto x = testing::run_bundled("scenarios/seed/deferred-leave.yaml");
+  CHECK(lines(x.r, {"generation", "assigned", "revoking", "scheduled-rebalance"}) ==
+        "0.000s coordinator generation g1\n"
+        "0.000s A assigned [T-0]\n"
+        "0.000s B assigned [T-1]\n"
+        "0.000s C assigned [T-2]\n"
+        "0.000s D assigned [T-3]\n"
+        "10.000s D revoking [T-3]\n"
+        "12.003s coordinator generation g2\n"
+        "12.006s A scheduled-rebalance\n"
+        "12.006s B scheduled-rebalance\n"
+        "12.006s C scheduled-rebalance\n"
+        "72.007s coordinator generation g3\n"
+        "72.010s A assigned [T-3]\n");
+  CHECK(x.m.moves == 1);
+  CHECK(x.m.stop_the_world == Duration{0});
+  CHECK(x.m.downtime.total == Duration{62'010'000});  // T-3, 10 s to 72.010 s
+}
+
+// Seed 1: "a member bounces and returns as D' before the delay: D' gets T-3
+// in the rebalance its return triggers". D crashes at 10 s; its session
+// expires at 19.001 s; generation 2 (21.003 s) holds T-3; D' is back at 30 s
+// and generation 3 (30.009 s) gives it T-3, which also ends the hold.
+TEST_CASE("deferred: a member back before the delay gets its partition back") {
+  const auto x = testing::run_bundled("scenarios/seed/deferred-bounce.yaml");
+  CHECK(lines(x.r, {"generation", "assigned"}) ==
+        "0.000s coordinator generation g1\n"
+        "0.000s A assigned [T-0]\n"
+        "0.000s B assigned [T-1]\n"
+        "0.000s C assigned [T-2]\n"
+        "0.000s D assigned [T-3]\n"
+        "21.003s coordinator generation g2\n"
+        "30.009s coordinator generation g3\n"
+        "30.012s D assigned [T-3]\n");
+  CHECK(x.m.rebalances == 2);
+  CHECK(x.m.moves == 0);  // D is D, by scenario id
+  // Under plain cooperative, T-3 goes to a survivor at 21 s and a partition
+  // moves again when D' is back: two moves.
+  scenario::RunOptions o;
+  o.protocol = "cooperative";
+  const auto r = scenario::run(x.s, o);
+  CHECK(metrics::summarize(x.s, r).moves == 2);
 }
 
 TEST_CASE("cooperative: no double ownership and convergence over many seeds") {
