@@ -7,7 +7,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)"},
       {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
       {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
-      {"incremental", Family::Classic, "cooperative-sticky", false, "deferred + at most N moves per round, rounds spaced by an interval"},
+      {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval"},
       {"connect", Family::Classic, "cooperative-sticky", false, "Kafka Connect's incremental cooperative assignor as shipped (KIP-415)"},
       {"consumer", Family::Consumer, "uniform", false, "KIP-848 broker-side consumer protocol"},
       {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},

@@ -263,7 +263,8 @@ void Loader::config(const YAML::Node& n) {
         break;
       }
       case ConfigKind::Integer:
-        value = integer(v, what, 0, INT32_MAX);
+        // A round that may move nothing would never converge.
+        value = integer(v, what, key == "incremental.max.moves.per.round" ? 1 : 0, INT32_MAX);
         break;
       case ConfigKind::Number:
         value = number(v, what, 0, 1e18);

@@ -44,7 +44,7 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
   // As in Kafka, the cooperative protocol needs an assignor that supports it
   // (range and roundrobin support only eager; cooperative-sticky both).
-  if ((protocol == "cooperative" || protocol == "deferred") && assignor != "cooperative-sticky")
+  if ((protocol == "cooperative" || protocol == "deferred" || protocol == "incremental") && assignor != "cooperative-sticky")
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the {} protocol needs cooperative-sticky", assignor, protocol));
   if (!s.connectors.empty())
     throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
@@ -83,6 +83,11 @@ class GroupRun {
       embedded_ = std::make_unique<cl::CooperativeProtocol>();
     } else if (protocol_name_ == "deferred") {
       embedded_ = std::make_unique<cl::DeferredProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
+    } else if (protocol_name_ == "incremental") {
+      embedded_ = std::make_unique<cl::IncrementalProtocol>(
+          config_millis(s, "scheduled.rebalance.max.delay.ms"),
+          static_cast<int>(config_integer(s, "incremental.max.moves.per.round")),
+          config_millis(s, "incremental.round.interval.ms"));
     } else {
       embedded_ = std::make_unique<cl::EagerProtocol>();
     }

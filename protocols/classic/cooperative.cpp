@@ -1,6 +1,9 @@
 #include "protocols/classic/embedded.hpp"
 
+#include "protocols/assignors/sticky.hpp"
+
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace rsim::protocols::classic {
@@ -42,19 +45,15 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
   for (const auto& [client, partitions] : memory.previous)
     if (present.count(client) == 0 && memory.departed.count(client) == 0 && !partitions.empty())
       memory.departed[client] = LeaderMemory::Departed{partitions, now + max_delay_};
-  // A member back in time owns its old partitions again; expired holds are released.
-  std::vector<JoinedMember> view = members;
-  for (auto& m : view) {
+  // A member back in time gets its old partitions again (below); expired
+  // holds are released.
+  std::map<std::string, std::vector<TopicPartition>> returning;  // client id -> partitions
+  for (const auto& m : members) {
     auto back = memory.departed.find(m.subscription.client_id);
     if (back == memory.departed.end()) continue;
-    for (const auto& tp : back->second.partitions)
-      if (std::find(m.subscription.owned.begin(), m.subscription.owned.end(), tp) == m.subscription.owned.end())
-        m.subscription.owned.push_back(tp);
+    returning[back->first] = back->second.partitions;
     memory.departed.erase(back);
   }
-  int generation = -1;
-  for (const auto& m : view) generation = std::max(generation, m.subscription.generation);
-  for (auto& m : view) m.subscription.generation = generation;  // what a returning member owned counts
   std::set<TopicPartition> held;
   std::optional<Time> next_deadline;
   for (auto it = memory.departed.begin(); it != memory.departed.end();) {
@@ -66,7 +65,26 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
     next_deadline = next_deadline ? std::min(*next_deadline, it->second.deadline) : it->second.deadline;
     ++it;
   }
-  auto out = EmbeddedProtocol::assign(assignor, metadata, view, memory, now);
+  std::optional<Time> next_round;
+  auto out = compute(assignor, metadata, members, memory, now, next_round);
+  // Nobody owned a returning member's partitions while they were held, so
+  // they go straight back to it, whoever the assignor picked.
+  std::map<std::string, std::string> member_of;  // client id -> member id
+  for (const auto& m : members) member_of[m.subscription.client_id] = m.member_id;
+  for (const auto& [client, partitions] : returning) {
+    for (auto& [member_id, assignment] : out) {
+      auto& parts = assignment.partitions;
+      parts.erase(std::remove_if(parts.begin(), parts.end(),
+                                 [&](const TopicPartition& tp) {
+                                   return std::find(partitions.begin(), partitions.end(), tp) != partitions.end();
+                                 }),
+                  parts.end());
+    }
+    for (auto& [member_id, assignment] : out)
+      if (member_id == member_of[client])
+        assignment.partitions.insert(assignment.partitions.end(), partitions.begin(), partitions.end());
+  }
+  if (next_round) next_deadline = next_deadline ? std::min(*next_deadline, *next_round) : *next_round;
   memory.previous.clear();
   std::map<std::string, std::string> client_of;
   for (const auto& m : members) client_of[m.member_id] = m.subscription.client_id;
@@ -76,6 +94,49 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
                 parts.end());
     if (next_deadline) assignment.scheduled_rebalance = *next_deadline - now;
     memory.previous[client_of[member_id]] = parts;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::compute(
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& view, LeaderMemory& memory,
+    Time now, std::optional<Time>&) const {
+  return EmbeddedProtocol::assign(assignor, metadata, view, memory, now);
+}
+
+// The sticky target, with at most `max_moves_` owner changes started per
+// interval; each started move is withheld from its new owner this round (the
+// old owner revokes it and rejoins), as the cooperative designs do.
+std::vector<std::pair<std::string, MemberAssignment>> IncrementalProtocol::compute(
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& view, LeaderMemory& memory,
+    Time now, std::optional<Time>& next_round) const {
+  const GroupSnapshot snapshot = snapshot_of(assignor, metadata, view);
+  GroupAssignment target = StickyAssignor().assign(snapshot);
+  std::map<TopicPartition, std::string> owner;
+  for (const auto& m : snapshot.members)
+    for (const auto& tp : m.owned) owner[tp] = m.member_id;
+  std::vector<std::pair<TopicPartition, std::string>> moves;  // partition -> new owner, in partition order
+  for (const auto& [member, list] : target)
+    for (const auto& tp : list)
+      if (auto it = owner.find(tp); it != owner.end() && it->second != member) moves.emplace_back(tp, member);
+  std::sort(moves.begin(), moves.end());
+  const bool waiting = memory.last_moves && now < *memory.last_moves + interval_;
+  const std::size_t allowed = waiting ? 0 : std::min<std::size_t>(moves.size(), static_cast<std::size_t>(max_moves_));
+  auto take = [&](const TopicPartition& tp, const std::string& from) {
+    auto& list = target[from];
+    list.erase(std::remove(list.begin(), list.end(), tp), list.end());
+  };
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    const auto& [tp, to] = moves[i];
+    take(tp, to);  // started moves are withheld this round; the rest stay put
+    if (i >= allowed) target[owner.at(tp)].push_back(tp);
+  }
+  if (allowed > 0) memory.last_moves = now;
+  if (moves.size() > allowed) next_round = waiting ? *memory.last_moves + interval_ : now + interval_;
+  std::vector<std::pair<std::string, MemberAssignment>> out;
+  for (auto& [id, partitions] : target) {
+    std::sort(partitions.begin(), partitions.end());
+    out.emplace_back(id, MemberAssignment{partitions, std::nullopt});
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "protocols/classic/messages.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ struct LeaderMemory {
   };
   std::map<std::string, std::vector<TopicPartition>> previous;  // client id -> last assignment
   std::map<std::string, Departed> departed;                     // client id -> held partitions
+  std::optional<Time> last_moves;  // incremental: when the last round of moves was started
 };
 
 struct AssignmentOutcome {
@@ -95,7 +97,7 @@ class CooperativeProtocol : public EmbeddedProtocol {
 // telling members when to rejoin (ScheduledRebalanceTimeout). A member that
 // comes back in time gets its partitions back in the rebalance its return
 // triggers; otherwise they are assigned when the delay expires.
-class DeferredProtocol final : public CooperativeProtocol {
+class DeferredProtocol : public CooperativeProtocol {
  public:
   explicit DeferredProtocol(Duration max_delay) : max_delay_(max_delay) {}
   std::string_view name() const override { return "deferred"; }
@@ -103,8 +105,36 @@ class DeferredProtocol final : public CooperativeProtocol {
                                                                const std::vector<JoinedMember>& members,
                                                                LeaderMemory& memory, Time now) const override;
 
+ protected:
+  // The assignment of what is not held, and when the leader wants the next
+  // round (unset: no need). Deferred: the cooperative assignor's.
+  virtual std::vector<std::pair<std::string, MemberAssignment>> compute(const Assignor& assignor, const Metadata& metadata,
+                                                                        const std::vector<JoinedMember>& view,
+                                                                        LeaderMemory& memory, Time now,
+                                                                        std::optional<Time>& next_round) const;
+
  private:
   Duration max_delay_;
+};
+
+// Seed 1, "Incremental Resolution of Imbalance": deferred, and at most
+// `max_moves` partitions change owner per round; the next round of moves
+// waits `interval` (the members are told to rejoin then).
+class IncrementalProtocol final : public DeferredProtocol {
+ public:
+  IncrementalProtocol(Duration max_delay, int max_moves, Duration interval)
+      : DeferredProtocol(max_delay), max_moves_(max_moves), interval_(interval) {}
+  std::string_view name() const override { return "incremental"; }
+
+ protected:
+  std::vector<std::pair<std::string, MemberAssignment>> compute(const Assignor& assignor, const Metadata& metadata,
+                                                                const std::vector<JoinedMember>& view,
+                                                                LeaderMemory& memory, Time now,
+                                                                std::optional<Time>& next_round) const override;
+
+ private:
+  int max_moves_;
+  Duration interval_;
 };
 
 // Builds the assignor's snapshot from the leader's JoinGroup response. Each

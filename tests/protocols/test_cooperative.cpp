@@ -135,11 +135,30 @@ TEST_CASE("deferred: a member back before the delay gets its partition back") {
   CHECK(metrics::summarize(x.s, r).moves == 2);
 }
 
+// Seed 1, Incremental Resolution, scenarios/seed/incremental-scale-out.yaml:
+// two members join a one-member group owning six partitions; four must move,
+// at most two per round, rounds at least 10 s apart: ceil(4 / 2) = 2 rounds.
+// A round starts moves by revoking them; the follow-up rebalance assigns them.
+TEST_CASE("incremental: a scale-out moves N partitions in ceil(N / max-moves) rounds") {
+  const auto x = testing::run_bundled("scenarios/seed/incremental-scale-out.yaml");
+  CHECK(lines(x.r, {"revoking"}) == "12.006s A revoking [T-2,T-3]\n22.010s A revoking [T-4,T-5]\n");
+  CHECK(x.m.moves == 4);
+  CHECK(x.m.stop_the_world == Duration{0});
+  CHECK(x.m.final_assignment.at("A") == std::vector<std::string>{"T-0", "T-1"});
+  CHECK(x.m.final_assignment.at("m001").size() == 2);
+  CHECK(x.m.final_assignment.at("m002").size() == 2);
+  // With a larger budget all four move in one round.
+  scenario::Scenario s = x.s;
+  s.config["incremental.max.moves.per.round"].value = std::int64_t{4};
+  const auto r = scenario::run(s);
+  CHECK(lines(r, {"revoking"}) == "12.006s A revoking [T-2,T-3,T-4,T-5]\n");
+}
+
 TEST_CASE("cooperative: no double ownership and convergence over many seeds") {
   const std::string text = R"(
 name: cooperative-noisy
 duration: 4m
-config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, scheduled.rebalance.max.delay.ms: 20000}
 protocol: cooperative
 network: {latency: {exponential: 3ms}}
 costs: {revoke: 5ms, assign: 5ms}
@@ -153,9 +172,13 @@ events:
   - {at: 100s, scale-out: 2, subscribe: [T, U]}
   - {at: 120s, rolling-restart: [m000, x], down: 2s, interval: 5s}
 )";
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 45; ++seed) {
     CAPTURE(seed);
-    const auto x = run(text, seed);
+    // Each cooperative design in turn.
+    std::string variant = text;
+    const char* protocols[] = {"cooperative", "deferred", "incremental"};
+    variant.replace(variant.find("protocol: cooperative"), 21, std::string("protocol: ") + protocols[seed % 3]);
+    const auto x = run(variant, seed);
     if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
     std::size_t owned = 0;
     for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
