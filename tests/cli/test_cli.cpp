@@ -3,6 +3,8 @@
 #include "scenarios/runner.hpp"
 #include "tools/report/timeline.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -220,6 +222,51 @@ TEST_CASE("check: an unchanged baseline passes; a worse assignor fails naming th
   CHECK(cli("check scenarios/rolling-bounce.yaml --baseline /nonexistent/b.json").code == 2);
   CHECK(cli("check tests/scenarios/failing-expectation.yaml").code == 1);
   std::filesystem::remove(base);
+}
+
+// The fields trace viewers need, and slices that nest on every track.
+TEST_CASE("run --trace writes a Chrome trace-event / Perfetto file") {
+  const auto file = (std::filesystem::temp_directory_path() / fmt::format("rsim-trace-{}.json", ::getpid())).string();
+  REQUIRE(cli(fmt::format("run scenarios/quickstart.yaml --trace '{}'", file)).code == 0);
+  const auto trace = nlohmann::json::parse(slurp(file));
+  std::filesystem::remove(file);
+  REQUIRE(trace.contains("traceEvents"));
+  std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> slices;  // track -> [ts, end)
+  std::set<std::string> processes, ownership;
+  int counters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    REQUIRE(e.contains("name"));
+    REQUIRE(e.contains("ph"));
+    REQUIRE(e.contains("pid"));
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+      continue;
+    }
+    REQUIRE(e.contains("ts"));
+    CHECK(e["ts"].get<std::int64_t>() >= 0);
+    if (ph == "C") {
+      ++counters;
+      continue;
+    }
+    REQUIRE(e.contains("tid"));
+    if (ph == "X") {
+      REQUIRE(e.contains("dur"));
+      CHECK(e["dur"].get<std::int64_t>() >= 0);
+      const std::int64_t ts = e["ts"];
+      slices[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(ts, ts + e["dur"].get<std::int64_t>());
+      if (e["cat"] == "ownership") ownership.insert(e["name"].get<std::string>());
+    } else {
+      CHECK(ph == "i");
+    }
+  }
+  CHECK(processes == std::set<std::string>{"coordinator", "member A", "member B", "member C", "member D"});
+  CHECK(ownership.size() == 6);  // every partition was owned by someone
+  CHECK(counters > 2);
+  for (auto& [track, list] : slices) {  // on one track, slices never partly overlap
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i) CHECK(list[i].first >= list[i - 1].second);
+  }
 }
 
 TEST_CASE("run --out writes the timeline and the summary files") {

@@ -11,6 +11,7 @@
 #include "tools/vectors/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
+#include "tools/report/perfetto.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
 
@@ -48,6 +49,7 @@ struct RunArgs {
   std::string timeline = "none";
   std::string format = "table";
   std::string out_dir;
+  std::string trace_file;
   bool heartbeats = false;
 };
 
@@ -134,6 +136,11 @@ int cmd_run(const RunArgs& a) {
     write_file(dir / "timeline.jsonl", jsonl.str());
     write_file(dir / "summary.json", json.str());
     write_file(dir / "summary.txt", table.str());
+  }
+  if (!a.trace_file.empty()) {
+    std::ostringstream trace;
+    report::write_perfetto(trace, run.trace.events(), run.resources, run.end);
+    write_file(a.trace_file, trace.str());
   }
   if (a.format == "json") {
     std::cout << json.str();
@@ -365,10 +372,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--out", run_args.out_dir, "also write timeline.txt, timeline.jsonl, summary.json and summary.txt here");
   run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
+  run->add_option("--trace", run_args.trace_file, "write a Perfetto / Chrome trace-event JSON file (ui.perfetto.dev)");
   run->footer("Examples:\n"
               "  rebalance-sim run scenarios/quickstart.yaml --timeline text\n"
               "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
-              "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/");
+              "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/\n"
+              "  rebalance-sim run scenarios/rolling-bounce.yaml --trace rolling-bounce.trace.json");
 
   CompareArgs compare_args;
   auto* compare = app.add_subcommand("compare", "Run several protocol/assignor variants on one scenario and seed, side by side");

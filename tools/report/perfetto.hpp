@@ -1,0 +1,24 @@
+// The run as a Chrome trace-event / Perfetto JSON file (opens in
+// ui.perfetto.dev or chrome://tracing).
+//
+// Layout: process 1 is the coordinator (its group states as slices, each
+// generation an instant). Every member is a process of its own: thread 1
+// holds its phases (joining, syncing, revoking, paused, down) and each
+// resource it ever owned gets a thread with one slice per ownership, so
+// slices on one track never overlap. A counter track counts the resources
+// being processed.
+#pragma once
+
+#include "metrics/summary.hpp"
+#include "sim/trace.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rsim::report {
+
+void write_perfetto(std::ostream& out, const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
+                    Time end);
+
+}  // namespace rsim::report
