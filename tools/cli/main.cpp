@@ -11,6 +11,7 @@
 #include "tools/vectors/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
+#include "tools/report/html.hpp"
 #include "tools/report/perfetto.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
@@ -50,6 +51,7 @@ struct RunArgs {
   std::string format = "table";
   std::string out_dir;
   std::string trace_file;
+  std::string html_file;
   bool heartbeats = false;
 };
 
@@ -137,6 +139,12 @@ int cmd_run(const RunArgs& a) {
     write_file(dir / "summary.json", json.str());
     write_file(dir / "summary.txt", table.str());
   }
+  if (!a.html_file.empty()) {
+    std::ostringstream html;
+    report::write_html(html, s.name, run.seed, run.end,
+                       {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary}});
+    write_file(a.html_file, html.str());
+  }
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
     report::write_perfetto(trace, run.trace.events(), run.resources, run.end);
@@ -160,6 +168,7 @@ int cmd_run(const RunArgs& a) {
 
 struct CompareArgs {
   std::string file;
+  std::string html_file;
   std::vector<std::string> protocols;
   std::vector<std::string> assignors;
   std::int64_t seed = -1;
@@ -197,14 +206,26 @@ int cmd_compare(const CompareArgs& a) {
   }
   if (variants.empty()) throw UsageError("compare: no variant to run (the cooperative protocol needs cooperative-sticky)");
   std::vector<report::VariantRow> rows;
+  std::vector<scenario::RunResult> runs;
   std::uint64_t seed = a.seed >= 0 ? static_cast<std::uint64_t>(a.seed) : s.seed;
   for (const auto& [p, as] : variants) {
     scenario::RunOptions o;
     o.protocol = p;
     o.assignor = as;
     o.seed = seed;
-    const auto run = scenario::run(s, o);
-    rows.push_back({p, as, metrics::summarize(s, run)});
+    runs.push_back(scenario::run(s, o));
+    rows.push_back({p, as, metrics::summarize(s, runs.back())});
+  }
+  if (!a.html_file.empty()) {
+    std::vector<report::HtmlVariant> html_variants;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      html_variants.push_back({rows[i].variant(), &runs[i].trace.events(), runs[i].resources, rows[i].summary});
+    std::stable_sort(html_variants.begin(), html_variants.end(), [](const auto& x, const auto& y) {
+      return x.summary.downtime.total < y.summary.downtime.total;
+    });
+    std::ostringstream html;
+    report::write_html(html, s.name, seed, runs.front().end, html_variants);
+    write_file(a.html_file, html.str());
   }
   report::rank(rows);
   if (a.format == "csv") report::write_compare_csv(std::cout, rows);
@@ -373,6 +394,7 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_args.out_dir, "also write timeline.txt, timeline.jsonl, summary.json and summary.txt here");
   run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
   run->add_option("--trace", run_args.trace_file, "write a Perfetto / Chrome trace-event JSON file (ui.perfetto.dev)");
+  run->add_option("--html", run_args.html_file, "write a self-contained HTML report");
   run->footer("Examples:\n"
               "  rebalance-sim run scenarios/quickstart.yaml --timeline text\n"
               "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
@@ -387,6 +409,7 @@ int main(int argc, char** argv) {
   compare->add_option("--assignors", compare_args.assignors, "assignors to try with each protocol (default: the protocol's)")
       ->delimiter(',');
   compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  compare->add_option("--html", compare_args.html_file, "also write a self-contained HTML report, the variants stacked");
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
