@@ -19,6 +19,18 @@ struct LagResult {
   bool drained = true;      // false: some backlog was still there at the window's end
 };
 
+// One corner of a partition's backlog over time; between corners it changes
+// linearly. `emptied` marks the moment a backlog is drained.
+struct BacklogPoint {
+  Time at;
+  double backlog;
+  bool emptied;
+};
+
+// One partition's backlog, given its not-processed intervals in time order.
+std::vector<BacklogPoint> backlog_curve(const std::vector<std::pair<Time, Time>>& down, Time to, double produce_rate,
+                                        double process_rate);
+
 // `down` holds each resource's not-processed intervals inside [from, to],
 // in time order.
 LagResult measure_lag(const std::map<std::string, std::vector<std::pair<Time, Time>>>& down, Time to,

@@ -147,7 +147,9 @@ int cmd_run(const RunArgs& a) {
   }
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
-    report::write_perfetto(trace, run.trace.events(), run.resources, run.end);
+    std::optional<metrics::LoadRates> load;
+    if (s.load) load = metrics::LoadRates{s.load->produce_rate, s.load->process_rate};
+    report::write_perfetto(trace, run.trace.events(), run.resources, run.end, load);
     write_file(a.trace_file, trace.str());
   }
   if (a.format == "json") {

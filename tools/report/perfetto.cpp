@@ -1,10 +1,12 @@
 #include "tools/report/perfetto.hpp"
 
+#include "metrics/lag.hpp"
 #include "metrics/processing.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <optional>
 
 namespace rsim::report {
@@ -25,13 +27,14 @@ class TraceWriter {
     }
   }
 
-  Json finish(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources) {
+  Json finish(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
+             std::optional<metrics::LoadRates> load) {
     // Close what is still open at the end of the run.
     if (group_state_) slice(1, 1, *group_state_, "group", state_since_, end_);
     for (auto& [m, phase] : phases_)
       if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, end_);
     for (auto& [key, since] : owned_) slice(pid(key.first), tid(key.first, key.second), key.second, "ownership", since, end_);
-    processed_counter(events, resources);
+    processed_counter(events, resources, load);
     Json trace;
     trace["displayTimeUnit"] = "ms";
     trace["traceEvents"] = std::move(out_);
@@ -168,8 +171,10 @@ class TraceWriter {
   }
 
   // The number of resources processed, from the processing replay.
-  void processed_counter(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources) {
+  void processed_counter(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
+                         std::optional<metrics::LoadRates> load) {
     const auto p = metrics::measure_processing(events, resources, kTimeZero, end_);
+    if (load) backlog_counter(p, *load);
     std::map<std::int64_t, int> delta;  // time -> change in the number down
     for (const auto& [r, intervals] : p.down_intervals)
       for (const auto& [a, b] : intervals) {
@@ -193,6 +198,39 @@ class TraceWriter {
     }
   }
 
+  // The sum of the partitions' backlogs at every corner of any of them
+  // (between corners each changes linearly; the counter steps).
+  void backlog_counter(const metrics::ProcessingResult& p, const metrics::LoadRates& load) {
+    std::vector<std::vector<metrics::BacklogPoint>> curves;
+    std::set<std::int64_t> corners;
+    for (const auto& [r, intervals] : p.down_intervals) {
+      curves.push_back(metrics::backlog_curve(intervals, end_, load.produce, load.process));
+      for (const auto& c : curves.back()) corners.insert(us(c.at));
+    }
+    auto value_at = [](const std::vector<metrics::BacklogPoint>& curve, std::int64_t t) {
+      for (std::size_t i = 0; i + 1 < curve.size(); ++i) {
+        const auto a = us(curve[i].at), b = us(curve[i + 1].at);
+        if (t < a) return 0.0;
+        if (t <= b) {
+          if (b == a) return curve[i + 1].backlog;
+          return curve[i].backlog + (curve[i + 1].backlog - curve[i].backlog) * static_cast<double>(t - a) / static_cast<double>(b - a);
+        }
+      }
+      return curve.empty() || t < us(curve.front().at) ? 0.0 : curve.back().backlog * (curve.back().emptied ? 0.0 : 1.0);
+    };
+    for (const std::int64_t t : corners) {
+      double total = 0;
+      for (const auto& c : curves) total += value_at(c, t);
+      Json e;
+      e["name"] = "backlog (messages)";
+      e["ph"] = "C";
+      e["pid"] = 1;
+      e["ts"] = t;
+      e["args"] = {{"backlog", total}};
+      out_.push_back(e);
+    }
+  }
+
   Time end_;
   Json out_ = Json::array();
   bool named_coordinator_ = false;
@@ -209,10 +247,10 @@ class TraceWriter {
 }  // namespace
 
 void write_perfetto(std::ostream& out, const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
-                    Time end) {
+                    Time end, std::optional<metrics::LoadRates> load) {
   TraceWriter w(end);
   for (const auto& ev : events) w.apply(ev);
-  out << w.finish(events, resources).dump() << '\n';
+  out << w.finish(events, resources, load).dump() << '\n';
 }
 
 }  // namespace rsim::report

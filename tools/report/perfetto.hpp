@@ -6,7 +6,7 @@
 // holds its phases (joining, syncing, revoking, paused, down) and each
 // resource it ever owned gets a thread with one slice per ownership, so
 // slices on one track never overlap. A counter track counts the resources
-// being processed.
+// being processed, and with the scenario's load: another the total backlog.
 #pragma once
 
 #include "metrics/summary.hpp"
@@ -18,7 +18,8 @@
 
 namespace rsim::report {
 
+// With `load`, a second counter shows the backlog summed over partitions.
 void write_perfetto(std::ostream& out, const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
-                    Time end);
+                    Time end, std::optional<metrics::LoadRates> load = std::nullopt);
 
 }  // namespace rsim::report
