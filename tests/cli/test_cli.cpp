@@ -232,7 +232,7 @@ TEST_CASE("run --trace writes a Chrome trace-event / Perfetto file") {
   std::filesystem::remove(file);
   REQUIRE(trace.contains("traceEvents"));
   std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> slices;  // track -> [ts, end)
-  std::set<std::string> processes, ownership;
+  std::set<std::string> processes, ownership, phases;
   int counters = 0;
   for (const auto& e : trace["traceEvents"]) {
     REQUIRE(e.contains("name"));
@@ -256,12 +256,18 @@ TEST_CASE("run --trace writes a Chrome trace-event / Perfetto file") {
       const std::int64_t ts = e["ts"];
       slices[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(ts, ts + e["dur"].get<std::int64_t>());
       if (e["cat"] == "ownership") ownership.insert(e["name"].get<std::string>());
+      if (e["cat"] == "phase") phases.insert(e["name"].get<std::string>());
     } else {
       CHECK(ph == "i");
     }
   }
   CHECK(processes == std::set<std::string>{"coordinator", "member A", "member B", "member C", "member D"});
   CHECK(ownership.size() == 6);  // every partition was owned by someone
+  CHECK(phases.count("joining") == 1);
+  CHECK(phases.count("syncing") == 1);
+  CHECK(phases.count("revoking") == 1);
+  CHECK(phases.count("restoring") == 1);  // quickstart has an assign cost
+  CHECK(phases.count("down (crashed)") == 1);
   CHECK(counters > 2);
   for (auto& [track, list] : slices) {  // on one track, slices never partly overlap
     std::sort(list.begin(), list.end());

@@ -144,9 +144,12 @@ class TraceWriter {
     } else if (ev.kind == "joined") {
       set_phase(m, std::string("syncing"), ev.at);
     } else if (ev.kind == "assigned") {
-      set_phase(m, std::nullopt, ev.at);
+      // Initialising what was assigned (the assign cost: state restore, ...).
+      set_phase(m, rs != nullptr && !rs->empty() ? std::optional<std::string>("restoring") : std::nullopt, ev.at);
       if (rs != nullptr)
         for (const auto& r : *rs) owned_.emplace(std::pair{m, r}, ev.at);
+    } else if (ev.kind == "ready") {
+      if (phases_[m].name == std::optional<std::string>("restoring")) set_phase(m, std::nullopt, ev.at);
     } else if (ev.kind == "revoking") {
       set_phase(m, std::string("revoking"), ev.at);
     } else if (ev.kind == "revoked" || ev.kind == "lost") {

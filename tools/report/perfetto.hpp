@@ -3,7 +3,7 @@
 //
 // Layout: process 1 is the coordinator (its group states as slices, each
 // generation an instant). Every member is a process of its own: thread 1
-// holds its phases (joining, syncing, revoking, paused, down) and each
+// holds its phases (joining, syncing, revoking, restoring, paused, down) and each
 // resource it ever owned gets a thread with one slice per ownership, so
 // slices on one track never overlap. A counter track counts the resources
 // being processed, and with the scenario's load: another the total backlog.
