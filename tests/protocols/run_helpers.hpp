@@ -5,8 +5,13 @@
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cstdint>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace rsim::testing {
 
@@ -32,6 +37,30 @@ inline Run run(const std::string& text, std::uint64_t seed = 1) {
 // A bundled scenario, by its path under the source tree.
 inline Run run_bundled(const std::string& relative, std::uint64_t seed = 1) {
   return run_loaded(scenario::load_file(std::string(RSIM_SOURCE_DIR) + "/" + relative), seed);
+}
+
+// The events of the given kinds, one per line (time, actor, kind, then the
+// generation, resources, new state and, if asked, why a member was removed),
+// so a failed comparison prints both timelines in full.
+inline std::string timeline(const scenario::RunResult& r, const std::set<std::string>& kinds, bool removal_reasons) {
+  std::string out;
+  for (const auto& ev : r.trace.events()) {
+    if (kinds.count(ev.kind) == 0) continue;
+    std::string line = fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
+    if (auto g = ev.integer("generation")) line += fmt::format(" g{}", *g);
+    if (const auto* rs = ev.list("resources")) line += fmt::format(" [{}]", fmt::join(*rs, ","));
+    if (const auto* to = ev.text("to")) line += " " + *to;
+    if (const auto* reason = ev.text("reason"); removal_reasons && reason && ev.kind == "member-removed")
+      line += " (" + *reason + ")";
+    out += line + "\n";
+  }
+  return out;
+}
+
+inline std::string joined(const std::vector<std::string>& want) {
+  std::string out;
+  for (const auto& l : want) out += l + "\n";
+  return out;
 }
 
 }  // namespace rsim::testing

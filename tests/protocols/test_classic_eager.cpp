@@ -1,8 +1,6 @@
 // Exact timelines of the classic group under the eager protocol, computed by
 // hand from the protocol rules in ../shared/reference/ (sections 1, 3, 11).
-#include "metrics/summary.hpp"
-#include "scenarios/loader.hpp"
-#include "scenarios/runner.hpp"
+#include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -15,26 +13,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The matching events, one per line, so a failed comparison prints both
-// timelines in full.
 std::string lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
-  std::string out;
-  for (const auto& ev : r.trace.events()) {
-    if (kinds.count(ev.kind) == 0) continue;
-    std::string line = fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
-    if (auto g = ev.integer("generation")) line += fmt::format(" g{}", *g);
-    if (const auto* rs = ev.list("resources")) line += fmt::format(" [{}]", fmt::join(*rs, ","));
-    if (const auto* to = ev.text("to")) line += " " + *to;
-    out += line + "\n";
-  }
-  return out;
+  return testing::timeline(r, kinds, false);
 }
-
-std::string joined(const std::vector<std::string>& want) {
-  std::string out;
-  for (const auto& l : want) out += l + "\n";
-  return out;
-}
+using testing::joined;
 
 const char* kTwoMembers = R"(
 name: two

@@ -17,27 +17,10 @@ namespace {
 
 using testing::run;
 
-// The matching events, one per line, so a failed comparison prints both
-// timelines in full.
 std::string lines(const scenario::RunResult& r, const std::set<std::string>& kinds) {
-  std::string out;
-  for (const auto& ev : r.trace.events()) {
-    if (kinds.count(ev.kind) == 0) continue;
-    std::string line = fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
-    if (auto g = ev.integer("generation")) line += fmt::format(" g{}", *g);
-    if (const auto* rs = ev.list("resources")) line += fmt::format(" [{}]", fmt::join(*rs, ","));
-    if (const auto* to = ev.text("to")) line += " " + *to;
-    if (const auto* reason = ev.text("reason"); reason && ev.kind == "member-removed") line += " (" + *reason + ")";
-    out += line + "\n";
-  }
-  return out;
+  return testing::timeline(r, kinds, true);
 }
-
-std::string joined(const std::vector<std::string>& want) {
-  std::string out;
-  for (const auto& l : want) out += l + "\n";
-  return out;
-}
+using testing::joined;
 
 const std::set<std::string> kGroupEvents{"state", "generation", "stable", "assigned", "revoking", "lost",
                                          "member-removed", "poll-timeout"};
