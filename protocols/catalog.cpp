@@ -53,6 +53,11 @@ std::vector<std::string_view> assignor_names(Family family) {
   return names;
 }
 
+bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
+  if (find_assignor(protocol.family, assignor) == nullptr) return false;
+  return protocol.family != Family::Classic || protocol.name == "eager" || assignor == "cooperative-sticky";
+}
+
 std::string_view family_name(Family family) {
   switch (family) {
     case Family::Classic:

@@ -34,4 +34,9 @@ std::vector<std::string_view> protocol_names();
 std::vector<std::string_view> assignor_names(Family family);
 std::string_view family_name(Family family);
 
+// Whether `protocol` can run with `assignor`. As in Kafka, a classic-family
+// protocol other than eager needs an assignor that supports COOPERATIVE, and
+// of the built-in ones only cooperative-sticky does.
+bool accepts(const ProtocolInfo& protocol, std::string_view assignor);
+
 }  // namespace rsim::protocols

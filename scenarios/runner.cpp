@@ -42,9 +42,7 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("unknown {} assignor '{}'{}", protocols::family_name(p->family), assignor, did_you_mean(assignor, protocols::assignor_names(p->family))));
   if (!a->runnable)
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
-  // As in Kafka, the cooperative protocol needs an assignor that supports it
-  // (range and roundrobin support only eager; cooperative-sticky both).
-  if ((protocol == "cooperative" || protocol == "deferred" || protocol == "incremental") && assignor != "cooperative-sticky")
+  if (!protocols::accepts(*p, assignor))
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the {} protocol needs cooperative-sticky", assignor, protocol));
   if (!s.connectors.empty())
     throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
@@ -57,12 +55,12 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
   }
 }
 
-std::vector<protocols::TopicPartition> parse_partitions(const Scenario& s, const std::vector<std::string>& names) {
+// Names the loader already checked are TOPIC-N.
+std::vector<protocols::TopicPartition> parse_partitions(const std::vector<std::string>& names) {
   std::vector<protocols::TopicPartition> out;
   for (const auto& n : names) {
     const auto dash = n.rfind('-');
     out.push_back({n.substr(0, dash), static_cast<int>(*parse_integer(n.substr(dash + 1)))});
-    (void)s;
   }
   return out;
 }
@@ -159,7 +157,7 @@ class GroupRun {
         cl::SeedMember seed;
         seed.member_id = fmt::format("{}-0", m.id);
         auto it = s_.initial_assignment->find(m.id);
-        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_partitions(s_, it->second);
+        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_partitions(it->second);
         seed.join.client_id = m.id;
         seed.join.instance_id = m.instance_id;
         seed.join.session_timeout = config_millis(s_, "session.timeout.ms");

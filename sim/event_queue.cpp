@@ -25,7 +25,6 @@ EventId EventQueue::schedule(Time at, Callback cb) {
   if (t < last_) rebase(t);
   insert(Entry{t, index});
   ++queued_;
-  ++scheduled_;
   ++live_;
   return EventId{index, s.generation};
 }

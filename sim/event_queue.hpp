@@ -54,7 +54,6 @@ class EventQueue {
   void run_next(Time& now);
 
   std::size_t live_count() const { return live_; }
-  std::uint64_t scheduled_count() const { return scheduled_; }
 
  private:
   struct Entry {
@@ -89,7 +88,6 @@ class EventQueue {
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_;
-  std::uint64_t scheduled_ = 0;
   std::size_t live_ = 0;
 };
 

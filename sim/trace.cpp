@@ -24,9 +24,6 @@ const std::vector<std::string>* TraceEvent::list(std::string_view key) const {
   return v != nullptr ? std::get_if<std::vector<std::string>>(v) : nullptr;
 }
 
-void Trace::emit(TraceEvent ev) {
-  events_.push_back(std::move(ev));
-  for (const auto& l : listeners_) l(events_.back());
-}
+void Trace::emit(TraceEvent ev) { events_.push_back(std::move(ev)); }
 
 }  // namespace rsim

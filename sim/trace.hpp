@@ -1,4 +1,5 @@
-// The trace: the stream of events that actors emit and collectors read.
+// The trace: the stream of events that actors emit and collectors read
+// (after the run: metrics and reports replay it in order).
 //
 // The kernel knows no protocol words, so an event is generic: a time, the
 // actor that emitted it, a kind, and ordered key/value fields. Field order is
@@ -9,7 +10,6 @@
 #include "sim/time.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -38,20 +38,14 @@ struct TraceEvent {
 
 class Trace {
  public:
-  using Listener = std::function<void(const TraceEvent&)>;
-
   void emit(TraceEvent ev);
   void emit(Time at, std::string actor, std::string kind, std::vector<TraceField> fields = {}) {
     emit(TraceEvent{at, std::move(actor), std::move(kind), std::move(fields)});
   }
-  // Listeners see each event as it is emitted, in emission order.
-  void subscribe(Listener l) { listeners_.push_back(std::move(l)); }
-
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
   std::vector<TraceEvent> events_;
-  std::vector<Listener> listeners_;
 };
 
 }  // namespace rsim

@@ -18,14 +18,6 @@ std::vector<TopicPartition> CooperativeProtocol::revoke_before_join(const std::v
   return out;
 }
 
-// ConsumerProtocolSubscription v1+: the partitions owned now and the
-// generation they were assigned in.
-Subscription CooperativeProtocol::subscription(const std::vector<std::string>& topics,
-                                               const std::vector<TopicPartition>& owned,
-                                               const std::vector<TopicPartition>& last_assignment, int generation) const {
-  return Subscription{topics, owned, generation, last_assignment, std::string()};
-}
-
 // onJoinComplete: revoke what is no longer assigned, add what is new; a
 // revocation means a follow-up rebalance ("need to revoke partitions and
 // re-join").

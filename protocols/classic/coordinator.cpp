@@ -34,12 +34,6 @@ ClassicCoordinator::Member* ClassicCoordinator::find(const std::string& member_i
   return nullptr;
 }
 
-std::vector<std::string> ClassicCoordinator::member_ids() const {
-  std::vector<std::string> ids;
-  for (const auto& m : members_) ids.push_back(m->id);
-  return ids;
-}
-
 // Kafka: clientId + "-" + UUID. A counter keeps runs reproducible and the
 // timeline readable.
 std::string ClassicCoordinator::new_member_id(const std::string& client_id) {

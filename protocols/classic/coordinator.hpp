@@ -70,7 +70,6 @@ class ClassicCoordinator {
   GroupState state() const { return state_; }
   int generation() const { return generation_; }
   const std::string& leader() const { return leader_; }
-  std::vector<std::string> member_ids() const;
 
  private:
   struct Member {

@@ -48,7 +48,7 @@ class EmbeddedProtocol {
   // `last_assignment` what it was last given (Kafka's sticky assignors keep
   // that in their user data even after an eager revocation).
   virtual Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                                    const std::vector<TopicPartition>& last_assignment, int generation) const = 0;
+                                    const std::vector<TopicPartition>& last_assignment, int generation) const;
   // The leader's assignment for the generation, one entry per member: the
   // assignor's result as it is (what a cooperative design withholds, the
   // cooperative assignor withholds).
@@ -71,8 +71,6 @@ class EagerProtocol final : public EmbeddedProtocol {
   std::string_view name() const override { return "eager"; }
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
                                                  const std::vector<std::string>& topics) const override;
-  Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                            const std::vector<TopicPartition>& last_assignment, int generation) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
 };
@@ -86,8 +84,6 @@ class CooperativeProtocol : public EmbeddedProtocol {
   std::string_view name() const override { return "cooperative"; }
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
                                                  const std::vector<std::string>& topics) const override;
-  Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
-                            const std::vector<TopicPartition>& last_assignment, int generation) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
 };

@@ -85,11 +85,8 @@ class ClassicMember {
     leader_memory_.previous = std::move(by_client);
   }
 
-  const std::string& client_id() const { return config_.client_id; }
-  const std::string& member_id() const { return member_id_; }
   NodeId node() const { return node_; }
   bool running() const { return phase_ != Phase::Down; }
-  const std::vector<TopicPartition>& owned() const { return owned_; }
 
  private:
   enum class Phase { Down, Idle, Joining, Syncing, Stable };

@@ -202,7 +202,7 @@ int cmd_compare(const CompareArgs& a) {
       if (protocols::find_assignor(info->family, as) == nullptr)
         throw UsageError(fmt::format("--assignors: unknown {} assignor '{}'{}", protocols::family_name(info->family), as,
                                      scenario::did_you_mean(as, protocols::assignor_names(info->family))));
-      if (p != "eager" && as != "cooperative-sticky") continue;  // Kafka: only cooperative-sticky supports COOPERATIVE
+      if (!protocols::accepts(*info, as)) continue;
       variants.emplace_back(p, as);
     }
   }

@@ -34,7 +34,7 @@ class TraceWriter {
     for (auto& [m, phase] : phases_)
       if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, end_);
     for (auto& [key, since] : owned_) slice(pid(key.first), tid(key.first, key.second), key.second, "ownership", since, end_);
-    processed_counter(events, resources, load);
+    counters(events, resources, load);
     Json trace;
     trace["displayTimeUnit"] = "ms";
     trace["traceEvents"] = std::move(out_);
@@ -173,8 +173,9 @@ class TraceWriter {
     }
   }
 
-  // The number of resources processed, from the processing replay.
-  void processed_counter(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
+  // The number of resources processed, from the processing replay, and
+  // with a load the total backlog.
+  void counters(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
                          std::optional<metrics::LoadRates> load) {
     const auto p = metrics::measure_processing(events, resources, kTimeZero, end_);
     if (load) backlog_counter(p, *load);

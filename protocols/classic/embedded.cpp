@@ -1,0 +1,57 @@
+// What every embedded protocol shares: the snapshot the leader's assignor
+// sees, the JoinGroup metadata, the leader's assignment and the difference
+// between what a member owns and what it is given.
+#include "protocols/classic/embedded.hpp"
+
+#include <algorithm>
+
+namespace rsim::protocols::classic {
+
+GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) {
+  const bool user_data = assignor.name() == "sticky";
+  GroupSnapshot g;
+  for (const auto& m : members)
+    for (const auto& t : m.subscription.topics)
+      if (auto it = metadata.find(t); it != metadata.end()) g.topics[t] = it->second;
+  for (const auto& m : members) {
+    MemberSubscription s;
+    s.member_id = m.member_id;
+    s.instance_id = m.instance_id;
+    s.topics = m.subscription.topics;
+    s.owned = user_data ? m.subscription.last_assignment : m.subscription.owned;
+    s.generation = m.subscription.generation;
+    g.members.push_back(std::move(s));
+  }
+  return g;
+}
+
+// ConsumerProtocolSubscription v1+: what the member owns now and the
+// generation it was assigned in; and, as the StickyAssignor keeps in its user
+// data, its last assignment (under eager it owns nothing by the time it joins).
+Subscription EmbeddedProtocol::subscription(const std::vector<std::string>& topics,
+                                            const std::vector<TopicPartition>& owned,
+                                            const std::vector<TopicPartition>& last_assignment, int generation) const {
+  return Subscription{topics, owned, generation, last_assignment, std::string()};
+}
+
+std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderMemory&,
+    Time) const {
+  const GroupAssignment a = assignor.assign(snapshot_of(assignor, metadata, members));
+  std::vector<std::pair<std::string, MemberAssignment>> out;
+  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt});
+  return out;
+}
+
+AssignmentOutcome EmbeddedProtocol::difference(const std::vector<TopicPartition>& owned,
+                                               const MemberAssignment& assignment) {
+  AssignmentOutcome o;
+  for (const auto& tp : owned)
+    if (std::find(assignment.partitions.begin(), assignment.partitions.end(), tp) == assignment.partitions.end())
+      o.revoke.push_back(tp);
+  for (const auto& tp : assignment.partitions)
+    if (std::find(owned.begin(), owned.end(), tp) == owned.end()) o.add.push_back(tp);
+  return o;
+}
+
+}  // namespace rsim::protocols::classic
