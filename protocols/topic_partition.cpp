@@ -1,10 +1,42 @@
 #include "protocols/topic_partition.hpp"
 
-#include <fmt/format.h>
+#include <deque>
+#include <unordered_map>
 
 namespace rsim::protocols {
 
-std::string to_string(const TopicPartition& tp) { return fmt::format("{}-{}", tp.topic, tp.partition); }
+namespace {
+
+// The process's topic names. Looked up by name only, never iterated, so the
+// hash order cannot leak into behaviour; a deque keeps names in place.
+struct TopicNames {
+  std::deque<std::string> names;
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+};
+
+TopicNames& topic_names() {
+  static TopicNames t;
+  return t;
+}
+
+}  // namespace
+
+Topic::Topic(std::string_view name) {
+  TopicNames& t = topic_names();
+  if (auto it = t.ids.find(name); it != t.ids.end()) {
+    id_ = it->second;
+    return;
+  }
+  id_ = static_cast<std::uint32_t>(t.names.size());
+  t.names.emplace_back(name);
+  t.ids.emplace(t.names.back(), id_);
+}
+
+const std::string& Topic::name() const { return topic_names().names[id_]; }
+
+std::uint32_t Topic::count() { return static_cast<std::uint32_t>(topic_names().names.size()); }
+
+std::string to_string(const TopicPartition& tp) { return fmt::format("{}-{}", tp.topic.name(), tp.partition); }
 
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps) {
   std::vector<std::string> out;

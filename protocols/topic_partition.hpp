@@ -2,18 +2,66 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace rsim::protocols {
 
+// A topic name, interned: a topic is named once per process and then passed
+// around as a 4-byte handle, so a partition is 8 bytes that copy and compare
+// for equality without touching the name. This is what makes the assignors'
+// per-partition work cheap (Kafka's own broker-side assignors work on topic
+// ids for the same reason). The handle's number depends on the order names
+// were first seen, so nothing may order or print by it: ordering compares the
+// names, and the names are what gets printed.
+class Topic {
+ public:
+  Topic() : Topic(std::string_view{}) {}
+  Topic(std::string_view name);  // NOLINT: implicit, a topic is its name
+  Topic(const std::string& name) : Topic(std::string_view(name)) {}
+  Topic(const char* name) : Topic(std::string_view(name)) {}
+
+  const std::string& name() const;
+  // Dense handle, < count(); for tables indexed by topic within one call.
+  std::uint32_t id() const { return id_; }
+  static std::uint32_t count();
+
+  friend bool operator==(Topic a, Topic b) { return a.id_ == b.id_; }
+  friend std::strong_ordering operator<=>(Topic a, Topic b) {
+    if (a.id_ == b.id_) return std::strong_ordering::equal;
+    return a.name() <=> b.name();
+  }
+  friend bool operator==(Topic a, const std::string& b) { return a.name() == b; }
+  friend bool operator==(Topic a, const char* b) { return a.name() == b; }
+
+ private:
+  std::uint32_t id_;
+};
+
 struct TopicPartition {
-  std::string topic;
+  Topic topic;
   int partition = 0;
-  auto operator<=>(const TopicPartition&) const = default;
+  friend bool operator==(const TopicPartition& a, const TopicPartition& b) {
+    return a.topic == b.topic && a.partition == b.partition;
+  }
+  friend std::strong_ordering operator<=>(const TopicPartition& a, const TopicPartition& b) {
+    if (auto c = a.topic <=> b.topic; c != 0) return c;
+    return a.partition <=> b.partition;
+  }
 };
 
 std::string to_string(const TopicPartition& tp);
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps);
 
 }  // namespace rsim::protocols
+
+template <>
+struct fmt::formatter<rsim::protocols::Topic> : fmt::formatter<std::string_view> {
+  auto format(const rsim::protocols::Topic& t, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(t.name(), ctx);
+  }
+};

@@ -37,12 +37,12 @@ std::map<TopicPartition, std::string> CooperativeStickyAssignor::transferring(co
 
 GroupAssignment CooperativeStickyAssignor::assign(const GroupSnapshot& group) const {
   StickyResult r = sticky_.assign_detailed(group);
-  const auto withheld = r.transferring ? *r.transferring : added_and_revoked(group, r.assignment);
+  const auto withheld = r.transferring ? std::move(*r.transferring) : added_and_revoked(group, r.assignment);
   for (const auto& [tp, member] : withheld) {
     auto& list = r.assignment[member];
     list.erase(std::remove(list.begin(), list.end(), tp), list.end());
   }
-  return r.assignment;
+  return std::move(r.assignment);  // a member of a local: not moved implicitly
 }
 
 }  // namespace rsim::protocols

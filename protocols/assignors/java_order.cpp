@@ -13,7 +13,7 @@ std::int32_t string_hash(std::string_view s) {
 
 std::int32_t topic_partition_hash(const TopicPartition& tp) {
   std::uint32_t result = 31 + static_cast<std::uint32_t>(tp.partition);
-  result = 31 * result + static_cast<std::uint32_t>(string_hash(tp.topic));
+  result = 31 * result + static_cast<std::uint32_t>(string_hash(tp.topic.name()));
   return static_cast<std::int32_t>(result);
 }
 

@@ -14,7 +14,7 @@ namespace {
 // MemberInfo order, what is still unassigned, and the per-member quota
 // `per_member` plus one for the first `extra` members to exceed it.
 struct TopicState {
-  std::string topic;
+  Topic topic;
   std::vector<const MemberSubscription*> consumers;
   std::vector<std::vector<std::string>> racks;  // per partition; empty: no rack information
   bool rack_aware = false;
@@ -135,7 +135,7 @@ GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
       const int count = static_cast<int>(consumers.size());
       const int per_member = partitions / count;
       const int extra = partitions % count;
-      const std::string& topic = index.topics[t];
+      const Topic topic(index.topics[t]);
       int next = 0;
       for (int i = 0; i < count; ++i) {
         const int take = per_member + (i < extra ? 1 : 0);

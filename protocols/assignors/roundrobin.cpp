@@ -31,8 +31,8 @@ GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
   for (auto* list : lists) list->reserve(total / members.size() + index.topics.size());
   std::size_t next = 0;  // the circular iterator's position
   for (std::size_t k = 0; k < index.topics.size(); ++k) {
-    const std::string& topic = index.topics[k];
-    auto it = group.topics.find(topic);
+    auto it = group.topics.find(index.topics[k]);
+    const Topic topic(index.topics[k]);
     if (it == group.topics.end()) continue;
     for (int p = 0; p < it->second; ++p) {
       // Someone subscribes to this topic, so the scan ends within one turn.

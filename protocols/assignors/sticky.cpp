@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
-#include <list>
 #include <set>
 
 namespace rsim::protocols {
@@ -20,97 +19,119 @@ void erase_one(Partitions& list, const TopicPartition& tp) {
   if (it != list.end()) list.erase(it);
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& s) {
-  return std::find(list.begin(), list.end(), s) != list.end();
-}
+bool contains(const std::vector<Topic>& list, Topic t) { return std::find(list.begin(), list.end(), t) != list.end(); }
 
 // Dense ids for the partitions of the subscribed topics: topics by name,
-// partitions in order, so id order is (topic, partition) order.
+// partitions in order, so id order is (topic, partition) order. Lookups go
+// through a table indexed by topic handle: one load per partition.
 class PartitionIds {
  public:
-  explicit PartitionIds(const std::map<std::string, int>& partitions_per_topic) {
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  PartitionIds() = default;
+  explicit PartitionIds(const std::map<Topic, int>& partitions_per_topic)
+      : base_(Topic::count(), kNone), count_(Topic::count(), 0), rank_(Topic::count(), 0) {
+    std::uint32_t rank = 0;
     for (const auto& [t, n] : partitions_per_topic) {
-      base_[t] = total_;
-      topics_.push_back(&t);
-      counts_.push_back(n);
+      base_[t.id()] = total_;
+      count_[t.id()] = n;
+      rank_[t.id()] = rank++;
       total_ += static_cast<std::size_t>(n);
     }
   }
   std::size_t size() const { return total_; }
-  std::size_t id(const TopicPartition& tp) const { return base_.at(tp.topic) + static_cast<std::size_t>(tp.partition); }
-  TopicPartition partition(std::size_t id) const {
-    std::size_t t = 0;
-    std::size_t base = 0;
-    while (id >= base + static_cast<std::size_t>(counts_[t])) base += static_cast<std::size_t>(counts_[t++]);
-    return TopicPartition{*topics_[t], static_cast<int>(id - base)};
+  std::size_t id(const TopicPartition& tp) const { return base_[tp.topic.id()] + static_cast<std::size_t>(tp.partition); }
+  // Whether tp is a partition of one of the subscribed topics.
+  bool valid(const TopicPartition& tp) const {
+    const auto t = tp.topic.id();
+    return t < base_.size() && base_[t] != kNone && tp.partition >= 0 && tp.partition < count_[t];
   }
+  // The topic's position among the subscribed topics by name.
+  std::uint32_t rank(Topic t) const { return rank_[t.id()]; }
 
  private:
-  std::map<std::string, std::size_t> base_;
-  std::vector<const std::string*> topics_;
-  std::vector<int> counts_;
+  std::vector<std::size_t> base_;
+  std::vector<int> count_;
+  std::vector<std::uint32_t> rank_;
   std::size_t total_ = 0;
 };
 
 // What every sticky run starts from (Kafka's allSubscriptionsEqual).
 struct Input {
-  std::vector<std::string> consumers;  // the Java HashMap iteration order of the subscriptions
-  std::map<std::string, const MemberSubscription*> subscription;
-  std::map<std::string, int> partitions_per_topic;  // subscribed topics that exist
-  std::map<std::string, Partitions> owned;          // valid owned partitions per consumer
-  std::set<TopicPartition> multiple_owners;         // claimed twice in one generation
+  // The Java HashMap iteration order of the subscriptions; `members` and
+  // `owned` are parallel to it.
+  std::vector<const std::string*> consumers;
+  std::vector<const MemberSubscription*> members;
+  std::vector<Partitions> owned;                // valid owned partitions per consumer
+  std::map<Topic, int> partitions_per_topic;    // subscribed topics that exist
+  PartitionIds ids;                             // of partitions_per_topic
+  std::set<TopicPartition> multiple_owners;     // claimed twice in one generation
   int max_generation = kDefaultGeneration;
   bool all_equal = true;
   int total = 0;
 };
 
+std::vector<std::string> as_set(const std::vector<std::string>& topics) {
+  std::vector<std::string> s = topics;
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
 Input prepare(const GroupSnapshot& group) {
   Input in;
   std::vector<std::int32_t> hashes;
+  hashes.reserve(group.members.size());
   for (const auto& m : group.members) hashes.push_back(java::string_hash(m.member_id));
-  for (std::size_t i : java::iteration_order(hashes, java::capacity_for(group.members.size())))
-    in.consumers.push_back(group.members[i].member_id);
-  for (const auto& m : group.members) {
-    in.subscription[m.member_id] = &m;
-    for (const auto& t : m.topics)
-      if (auto it = group.topics.find(t); it != group.topics.end()) in.partitions_per_topic[t] = it->second;
+  for (std::size_t i : java::iteration_order(hashes, java::capacity_for(group.members.size()))) {
+    in.consumers.push_back(&group.members[i].member_id);
+    in.members.push_back(&group.members[i]);
+  }
+  // Subscriptions: nearly always the same list member after member, so each
+  // list is looked at once and compared to the one before it.
+  const std::vector<std::string>* previous = nullptr;
+  std::vector<std::string> first_set;
+  for (const MemberSubscription* m : in.members) {
+    if (previous != nullptr && *previous == m->topics) continue;
+    if (previous == nullptr) first_set = as_set(m->topics);
+    else if (in.all_equal && as_set(m->topics) != first_set) in.all_equal = false;
+    previous = &m->topics;
+    for (const auto& t : m->topics)
+      if (auto it = group.topics.find(t); it != group.topics.end()) in.partitions_per_topic.emplace(Topic(t), it->second);
   }
   for (const auto& [t, n] : in.partitions_per_topic) in.total += n;
 
-  std::set<std::string> subscribed;
-  const PartitionIds ids(in.partitions_per_topic);
-  std::vector<const std::string*> previous_owner(ids.size(), nullptr);
-  for (const auto& consumer : in.consumers) {
-    const MemberSubscription& s = *in.subscription.at(consumer);
-    if (subscribed.empty()) {
-      subscribed.insert(s.topics.begin(), s.topics.end());
-    } else if (in.all_equal &&
-               !(s.topics.size() == subscribed.size() &&
-                 std::all_of(s.topics.begin(), s.topics.end(), [&](const auto& t) { return subscribed.count(t) != 0; }))) {
-      in.all_equal = false;
-    }
+  in.ids = PartitionIds(in.partitions_per_topic);
+  const PartitionIds& ids = in.ids;
+  constexpr std::uint32_t kNobody = static_cast<std::uint32_t>(-1);
+  in.owned.resize(in.members.size());
+  const bool anything_owned =
+      std::any_of(in.members.begin(), in.members.end(), [](const MemberSubscription* m) { return !m->owned.empty(); });
+  if (!anything_owned) return in;
+  std::vector<std::uint32_t> previous_owner(ids.size(), kNobody);
+  for (std::size_t c = 0; c < in.members.size(); ++c) {
+    const MemberSubscription& s = *in.members[c];
     const int generation = s.generation;
     in.max_generation = std::max(in.max_generation, generation);
-    Partitions& owned = in.owned[consumer];
+    Partitions& owned = in.owned[c];
+    owned.reserve(s.owned.size());
     for (const auto& tp : s.owned) {
-      auto topic = in.partitions_per_topic.find(tp.topic);
-      if (topic == in.partitions_per_topic.end() || tp.partition < 0 || tp.partition >= topic->second) continue;
-      const std::string*& other = previous_owner[ids.id(tp)];
-      if (other == nullptr) {
+      if (!ids.valid(tp)) continue;
+      std::uint32_t& other = previous_owner[ids.id(tp)];
+      if (other == kNobody) {
         owned.push_back(tp);
-        other = &consumer;
+        other = static_cast<std::uint32_t>(c);
         continue;
       }
-      const int other_generation = in.subscription.at(*other)->generation;
+      const int other_generation = in.members[other]->generation;
       if (generation == other_generation) {
         // Two members of one generation claim it: neither keeps it.
         in.multiple_owners.insert(tp);
-        erase_one(in.owned[*other], tp);
-        other = &consumer;
+        erase_one(in.owned[other], tp);
+        other = static_cast<std::uint32_t>(c);
       } else if (generation > other_generation) {
         owned.push_back(tp);
-        erase_one(in.owned[*other], tp);
-        other = &consumer;
+        erase_one(in.owned[other], tp);
+        other = static_cast<std::uint32_t>(c);
       }
     }
   }
@@ -128,97 +149,131 @@ StickyResult constrained(const Input& in) {
   const int max_quota = (in.total + n - 1) / n;
   const int expected_over_min = in.total % n;
   int current_over_min = 0;
-  const PartitionIds ids(in.partitions_per_topic);
-  std::vector<char> revoked(ids.size(), 0), assigned(ids.size(), 0), multiple(ids.size(), 0);
-  for (const auto& tp : in.multiple_owners) multiple[ids.id(tp)] = 1;
-  auto mark = [&](std::vector<char>& flags, Partitions::const_iterator from, Partitions::const_iterator to) {
-    for (auto it = from; it != to; ++it) flags[ids.id(*it)] = 1;
+  const PartitionIds& ids = in.ids;
+  // Per partition id: kept by its owner, taken from its owner, claimed twice.
+  enum : char { kFree = 0, kAssigned = 1, kRevoked = 2, kMultiple = 4 };
+  std::vector<char> state(ids.size(), kFree);
+  for (const auto& tp : in.multiple_owners) state[ids.id(tp)] |= kMultiple;
+  auto mark = [&](char flag, Partitions::const_iterator from, Partitions::const_iterator to) {
+    for (auto it = from; it != to; ++it) state[ids.id(*it)] |= flag;
   };
   // Members by position in the HashMap order (in.consumers).
   std::vector<Partitions> assignment(in.consumers.size());
-  std::list<std::size_t> under_min;    // unfilledMembersWithUnderMinQuotaPartitions
-  std::list<std::size_t> exactly_min;  // unfilledMembersWithExactlyMinQuotaPartitions
+  // unfilledMembersWithUnderMinQuotaPartitions and
+  // unfilledMembersWithExactlyMinQuotaPartitions, as vectors: Kafka's
+  // LinkedLists are only appended to, popped from the front, or have the
+  // element just visited removed, which `Walk` below reproduces.
+  std::vector<std::uint32_t> under_min, exactly_min;
 
   // Owners keep what they own up to their quota (in HashMap order: the
   // first owners of maxQuota keep that many while more may).
+  Partitions owned;
   for (std::size_t c = 0; c < in.consumers.size(); ++c) {
-    Partitions owned = in.owned.at(in.consumers[c]);
-    std::stable_sort(owned.begin(), owned.end(), [](const TopicPartition& a, const TopicPartition& b) {
-      return a.partition != b.partition ? a.partition < b.partition : a.topic < b.topic;
-    });
-    if (!in.multiple_owners.empty())
-      owned.erase(std::remove_if(owned.begin(), owned.end(), [&](const TopicPartition& tp) { return multiple[ids.id(tp)] != 0; }),
-                  owned.end());
+    const auto member = static_cast<std::uint32_t>(c);
     Partitions& mine = assignment[c];
     mine.reserve(static_cast<std::size_t>(max_quota));
+    if (in.owned[c].empty() && min_quota > 0) {  // the common case of a new member
+      under_min.push_back(member);
+      continue;
+    }
+    owned = in.owned[c];
+    std::stable_sort(owned.begin(), owned.end(), [&](const TopicPartition& a, const TopicPartition& b) {
+      return a.partition != b.partition ? a.partition < b.partition : ids.rank(a.topic) < ids.rank(b.topic);
+    });
+    if (!in.multiple_owners.empty())
+      owned.erase(std::remove_if(owned.begin(), owned.end(),
+                                 [&](const TopicPartition& tp) { return (state[ids.id(tp)] & kMultiple) != 0; }),
+                  owned.end());
     const int size = static_cast<int>(owned.size());
     if (size < min_quota) {
       mine.insert(mine.end(), owned.begin(), owned.end());
-      mark(assigned, owned.begin(), owned.end());
-      under_min.push_back(c);
+      mark(kAssigned, owned.begin(), owned.end());
+      under_min.push_back(member);
     } else if (size >= max_quota && current_over_min < expected_over_min) {
       if (++current_over_min == expected_over_min) exactly_min.clear();
       mine.insert(mine.end(), owned.begin(), owned.begin() + max_quota);
-      mark(assigned, owned.begin(), owned.begin() + max_quota);
-      mark(revoked, owned.begin() + max_quota, owned.end());
+      mark(kAssigned, owned.begin(), owned.begin() + max_quota);
+      mark(kRevoked, owned.begin() + max_quota, owned.end());
     } else {
       mine.insert(mine.end(), owned.begin(), owned.begin() + min_quota);
-      mark(assigned, owned.begin(), owned.begin() + min_quota);
-      mark(revoked, owned.begin() + min_quota, owned.end());
-      if (current_over_min < expected_over_min) exactly_min.push_back(c);
+      mark(kAssigned, owned.begin(), owned.begin() + min_quota);
+      mark(kRevoked, owned.begin() + min_quota, owned.end());
+      if (current_over_min < expected_over_min) exactly_min.push_back(member);
     }
   }
 
+  // Both lists sorted by member id: sort positions once by id, then filter.
+  std::vector<std::uint32_t> rank(in.consumers.size());
+  std::vector<std::uint32_t> by_id(in.consumers.size());
+  for (std::uint32_t c = 0; c < by_id.size(); ++c) by_id[c] = c;
+  std::sort(by_id.begin(), by_id.end(), [&](std::uint32_t a, std::uint32_t b) { return *in.consumers[a] < *in.consumers[b]; });
+  for (std::uint32_t r = 0; r < by_id.size(); ++r) rank[by_id[r]] = r;
+  auto by_rank = [&](std::uint32_t a, std::uint32_t b) { return rank[a] < rank[b]; };
+  std::sort(under_min.begin(), under_min.end(), by_rank);
+  std::sort(exactly_min.begin(), exactly_min.end(), by_rank);
+
+  // Kafka then deals the unassigned partitions, in (topic, partition) order,
+  // round-robin over the members under minQuota (a member reaching minQuota
+  // leaves that list for the back of exactly_min), and once none is under
+  // minQuota, one each to the members of exactly_min, front first.
+  //
+  // The deal has a closed form, which lets each member's list be written in
+  // one go instead of one partition per member in turn (which made the walk
+  // memory-bound): a member needing n partitions takes part in passes
+  // 0..n-1, pass r is the members needing more than r, in id order, and it
+  // deals the next |pass r| unassigned partitions in that order. Every
+  // member under minQuota reaches it before the partitions run out (kept +
+  // needed <= P), and reaches it in pass need-1, so exactly_min grows by
+  // them ordered by (need, id).
   Partitions unassigned;
+  unassigned.reserve(ids.size());
   {
     std::size_t id = 0;
-    for (const auto& [t, count] : in.partitions_per_topic)
+    for (const auto& [topic, count] : in.partitions_per_topic)
       for (int p = 0; p < count; ++p, ++id)
-        if (assigned[id] == 0) unassigned.push_back(TopicPartition{t, p});
+        if ((state[id] & kAssigned) == 0) unassigned.push_back(TopicPartition{topic, p});
   }
-  auto by_id = [&](std::size_t a, std::size_t b) { return in.consumers[a] < in.consumers[b]; };
-  under_min.sort(by_id);
-  exactly_min.sort(by_id);
+  std::vector<std::size_t> needs(in.consumers.size(), 0);
+  for (std::uint32_t c : under_min) needs[c] = static_cast<std::size_t>(min_quota) - assignment[c].size();
+  auto need = [&](std::uint32_t c) { return needs[c]; };
+  std::size_t passes = 0;
+  for (std::uint32_t c : under_min) passes = std::max(passes, need(c));
+  // Pass r has the members needing more than r: a histogram of the needs,
+  // summed from the top, gives the passes' sizes, and their sums the starts.
+  std::vector<std::size_t> start(passes + 1, 0);  // where pass r starts in `unassigned`
+  {
+    std::vector<std::size_t> with_need(passes + 1, 0);
+    for (std::uint32_t c : under_min) ++with_need[need(c)];
+    std::size_t size = 0;  // members needing more than r
+    std::vector<std::size_t> pass_size(passes, 0);
+    for (std::size_t r = passes; r-- > 0;) pass_size[r] = (size += with_need[r + 1]);
+    for (std::size_t r = 0; r < passes; ++r) start[r + 1] = start[r] + pass_size[r];
+  }
+  assert(start[passes] <= unassigned.size());
 
-  auto assign_new = [&](const TopicPartition& tp, std::size_t c) {
+  const bool any_taken_away = std::any_of(state.begin(), state.end(), [](char f) { return (f & (kRevoked | kMultiple)) != 0; });
+  // Reading `unassigned` at each member's positions (strided) measured
+  // faster than computing the partition from its position.
+  auto take = [&](std::uint32_t c, std::size_t pos) {
+    const TopicPartition& tp = unassigned[pos];
     assignment[c].push_back(tp);
-    const std::size_t id = ids.id(tp);
-    if (revoked[id] != 0 || multiple[id] != 0) transferring[tp] = in.consumers[c];
-    return static_cast<int>(assignment[c].size());
+    if (any_taken_away && (state[ids.id(tp)] & (kRevoked | kMultiple)) != 0) transferring[tp] = *in.consumers[c];
   };
-
-  // Round-robin over the members under minQuota, then the ones at minQuota
-  // that may still take one more (Kafka's iterator walk, step by step).
-  auto it = under_min.begin();
-  auto last = under_min.end();
-  for (const auto& tp : unassigned) {
-    std::size_t consumer;
-    bool from_under = false;
-    if (it != under_min.end()) {
-      last = it++;
-      consumer = *last;
-      from_under = true;
-    } else if (under_min.empty() && exactly_min.empty()) {
-      assert(false && "no more unfilled consumers to be assigned");
-      break;
-    } else if (under_min.empty()) {
-      consumer = exactly_min.front();
-      exactly_min.pop_front();
-    } else {
-      it = under_min.begin();
-      last = it++;
-      consumer = *last;
-      from_under = true;
-    }
-    const int count = assign_new(tp, consumer);
-    if (count == min_quota) {
-      if (from_under) under_min.erase(last);
-      exactly_min.push_back(consumer);
-    } else if (count == max_quota) {
-      ++current_over_min;
-    }
+  std::vector<std::size_t> before(passes, 0);  // members of pass r dealt so far
+  for (std::uint32_t c : under_min) {
+    const std::size_t n = need(c);
+    for (std::size_t r = 0; r < n; ++r) take(c, start[r] + before[r]++);
   }
-  for (std::size_t c = 0; c < in.consumers.size(); ++c) out.assignment[in.consumers[c]] = std::move(assignment[c]);
+  std::stable_sort(under_min.begin(), under_min.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return needs[a] < needs[b]; });
+  exactly_min.insert(exactly_min.end(), under_min.begin(), under_min.end());
+  std::size_t next = start[passes];
+  for (std::uint32_t c : exactly_min) {
+    if (next == unassigned.size()) break;
+    take(c, next++);
+  }
+  assert(next == unassigned.size() && "no more unfilled consumers to be assigned");
+  for (std::uint32_t c : by_id) out.assignment.emplace_hint(out.assignment.end(), *in.consumers[c], std::move(assignment[c]));
   return out;
 }
 
@@ -296,16 +351,22 @@ class PartitionMovements {
   }
 
   std::map<TopicPartition, ConsumerPair> movements_;
-  std::map<std::string, std::map<ConsumerPair, JavaPartitionSet>> by_topic_;
+  std::map<Topic, std::map<ConsumerPair, JavaPartitionSet>> by_topic_;
 };
 
 class General {
  public:
-  explicit General(const Input& in) : in_(in), current_(in.owned) {
+  explicit General(const Input& in) : in_(in) {
+    for (std::size_t c = 0; c < in_.consumers.size(); ++c) {
+      consumers_.push_back(*in_.consumers[c]);
+      current_[consumers_.back()] = in_.owned[c];
+      subscription_[consumers_.back()] = in_.members[c];
+    }
     for (const auto& [t, n] : in_.partitions_per_topic) topic_consumers_[t];
-    for (const auto& consumer : in_.consumers) {
+    for (const auto& consumer : consumers_) {
       auto& topics = consumer_topics_[consumer];
-      for (const auto& t : in_.subscription.at(consumer)->topics) {
+      for (const auto& name : subscription_.at(consumer)->topics) {
+        const Topic t(name);
         if (in_.partitions_per_topic.count(t) == 0) continue;
         topics.push_back(t);
         topic_consumers_[t].push_back(consumer);
@@ -314,9 +375,9 @@ class General {
     }
     for (const auto& [consumer, list] : current_)
       for (const auto& tp : list) partition_consumer_[tp] = consumer;
-    std::vector<std::string> topics;
+    std::vector<Topic> topics;
     for (const auto& [t, consumers] : topic_consumers_) topics.push_back(t);
-    std::stable_sort(topics.begin(), topics.end(), [&](const std::string& a, const std::string& b) {
+    std::stable_sort(topics.begin(), topics.end(), [&](Topic a, Topic b) {
       const auto na = topic_consumers_.at(a).size(), nb = topic_consumers_.at(b).size();
       return na != nb ? na < nb : a < b;
     });
@@ -345,8 +406,8 @@ class General {
   };
 
   void prepopulate_previous() {
-    for (const auto& consumer : in_.consumers) {
-      const MemberSubscription& s = *in_.subscription.at(consumer);
+    for (const auto& consumer : consumers_) {
+      const MemberSubscription& s = *subscription_.at(consumer);
       if (s.generation >= in_.max_generation) continue;
       for (const auto& tp : s.owned) {
         auto it = previous_.find(tp);
@@ -358,9 +419,9 @@ class General {
 
   Partitions assign_owned() {
     Partitions assigned;
-    for (const auto& consumer : in_.consumers) {
+    for (const auto& consumer : consumers_) {
       Partitions& list = current_.at(consumer);
-      const auto& topics = in_.subscription.at(consumer)->topics;
+      const auto& topics = consumer_topics_.at(consumer);
       Partitions kept;
       for (const auto& tp : list) {
         if (topic_consumers_.count(tp.topic) == 0) {
@@ -380,7 +441,7 @@ class General {
   std::size_t size_of(const std::string& c) const { return current_.at(c).size(); }
   void unsort(const std::string& c) { sorted_.erase({size_of(c), c}); }
   void resort(const std::string& c) { sorted_.insert({size_of(c), c}); }
-  bool subscribed(const std::string& c, const std::string& topic) const { return contains(consumer_topics_.at(c), topic); }
+  bool subscribed(const std::string& c, Topic topic) const { return contains(consumer_topics_.at(c), topic); }
 
   int max_assignment_size(const std::string& consumer) const {
     const auto& topics = consumer_topics_.at(consumer);
@@ -425,7 +486,7 @@ class General {
     return false;
   }
 
-  bool topic_can_move(const std::string& topic) const { return topic_consumers_.at(topic).size() >= 2; }
+  bool topic_can_move(Topic topic) const { return topic_consumers_.at(topic).size() >= 2; }
 
   bool consumer_can_move(const std::string& consumer) const {
     const Partitions& mine = current_.at(consumer);
@@ -530,9 +591,11 @@ class General {
   }
 
   const Input& in_;
+  std::vector<std::string> consumers_;  // in_.consumers
   std::map<std::string, Partitions> current_;
-  std::map<std::string, std::vector<std::string>> topic_consumers_;  // consumers in subscription order
-  std::map<std::string, std::vector<std::string>> consumer_topics_;
+  std::map<Topic, std::vector<std::string>> topic_consumers_;  // consumers in subscription order
+  std::map<std::string, std::vector<Topic>> consumer_topics_;
+  std::map<std::string, const MemberSubscription*> subscription_;
   std::map<TopicPartition, std::string> partition_consumer_;
   std::map<TopicPartition, Previous> previous_;
   Partitions sorted_all_;

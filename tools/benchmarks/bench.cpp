@@ -140,8 +140,10 @@ protocols::GroupAssignment deal(const protocols::GroupSnapshot& g) {
     lists.back()->reserve(total / g.members.size() + 1);
   }
   std::size_t i = 0;
-  for (const auto& [topic, n] : g.topics)
+  for (const auto& [name, n] : g.topics) {
+    const protocols::Topic topic(name);
     for (int p = 0; p < n; ++p) lists[i++ % lists.size()]->push_back({topic, p});
+  }
   return out;
 }
 
@@ -156,7 +158,7 @@ double median_ms(F&& f, int repeats) {
   return median(ms);
 }
 
-void bench_assignors() {
+void bench_assignors(const std::vector<std::string>& names) {
   struct Size {
     int members, partitions;
   };
@@ -164,7 +166,7 @@ void bench_assignors() {
   fmt::print("assignors: median ms (fresh / after one member leaves); baseline = building the output alone\n");
   fmt::print("  {:<12} {:>6} {:>7} {:>6} {:>10} {:>10} {:>10} {:>12}\n", "assignor", "members", "partitions", "topics",
              "fresh", "one leaves", "baseline", "us/partition");
-  for (const char* name : {"range", "roundrobin", "sticky"}) {
+  for (const auto& name : names) {
     const auto assignor = protocols::make_classic_assignor(name);
     for (int topics : {1, 100}) {
       for (const auto& size : sizes) {
@@ -193,11 +195,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> what;
   for (int i = 1; i < argc; ++i) what.emplace_back(argv[i]);
   if (what.empty()) what = {"kernel", "assignors"};
-  for (const auto& w : what) {
+  for (std::size_t i = 0; i < what.size(); ++i) {
+    const std::string& w = what[i];
     if (w == "kernel") {
       bench_kernel();
     } else if (w == "assignors") {
-      bench_assignors();
+      // Optionally followed by the assignors to measure.
+      std::vector<std::string> names;
+      while (i + 1 < what.size() && protocols::make_classic_assignor(what[i + 1]) != nullptr) names.push_back(what[++i]);
+      if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky"};
+      bench_assignors(names);
     } else {
       fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors)\n", w);
       return 2;

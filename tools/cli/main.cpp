@@ -335,7 +335,7 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
     nlohmann::ordered_json topics = nlohmann::ordered_json::object();
     auto it = result.find(m.member_id);
     if (it != result.end())
-      for (const auto& tp : it->second) topics[tp.topic].push_back(tp.partition);
+      for (const auto& tp : it->second) topics[tp.topic.name()].push_back(tp.partition);
     members[m.member_id] = topics;
   }
   nlohmann::ordered_json out;

@@ -137,7 +137,7 @@ class FileRunner {
     if (input["partition_replica_racks"]) {
       for (const auto& kv : input["partition_replica_racks"]) {
         const TopicPartition tp = partition(kv.first);
-        auto& racks = g.partition_racks[tp.topic];
+        auto& racks = g.partition_racks[tp.topic.name()];
         if (racks.size() <= static_cast<std::size_t>(tp.partition)) racks.resize(static_cast<std::size_t>(tp.partition) + 1);
         for (const auto& r : kv.second) racks[static_cast<std::size_t>(tp.partition)].push_back(r.as<std::string>());
       }
@@ -204,7 +204,7 @@ class FileRunner {
           diff += fmt::format("\n      {} assigned twice", protocols::to_string(tp));
           return false;
         }
-        if (subs[m].count(tp.topic) == 0) {
+        if (subs[m].count(tp.topic.name()) == 0) {
           diff += fmt::format("\n      {} given to {}, not subscribed", protocols::to_string(tp), m);
           return false;
         }
@@ -222,7 +222,7 @@ class FileRunner {
       for (const auto& [a2, l2] : a) {
         if (l1.size() < l2.size() + 2) continue;
         for (const auto& tp : l1)
-          if (subs[a2].count(tp.topic) != 0) {
+          if (subs[a2].count(tp.topic.name()) != 0) {
             diff += fmt::format("\n      unbalanced: {} has {}, {} has {} and could take {}", a1, l1.size(), a2, l2.size(),
                                 protocols::to_string(tp));
             return false;
@@ -320,7 +320,7 @@ class FileRunner {
     for (const auto& m : g.members) {
       if (!m.rack || !a.count(m.member_id)) continue;
       for (const auto& tp : a.at(m.member_id)) {
-        auto it = g.partition_racks.find(tp.topic);
+        auto it = g.partition_racks.find(tp.topic.name());
         if (it == g.partition_racks.end() || it->second.size() <= static_cast<std::size_t>(tp.partition)) continue;
         const auto& racks = it->second[static_cast<std::size_t>(tp.partition)];
         if (std::find(racks.begin(), racks.end(), *m.rack) == racks.end()) ++n;
