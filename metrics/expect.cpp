@@ -13,7 +13,8 @@ namespace rsim::metrics {
 using scenario::Comparison;
 
 bool computed(std::string_view metric) {
-  return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "invariants" ||
+  return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "protocol-bytes" ||
+         metric == "invariants" ||
          metric == "final-assignment" || metric == "final-generation" || metric == "stop-the-world" ||
          metric == "downtime.total" || metric == "downtime.max" || metric == "downtime.p50" || metric == "downtime.p99" ||
          metric == "time-to-stable" || metric == "lag.peak" || metric == "lag.catch-up";
@@ -58,6 +59,7 @@ double count_metric(const std::string& name, const Summary& s) {
   if (name == "rebalances") return s.rebalances;
   if (name == "moves") return s.moves;
   if (name == "revocations") return s.revocations;
+  if (name == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
   if (name == "final-generation") return s.final_generation;
   if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
   return 0;

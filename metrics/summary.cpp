@@ -100,6 +100,7 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
       s.final_generation = g;
     }
     if (ev.actor == "coordinator" && ev.kind == "stable" && counted) ++s.rebalances;
+    if ((ev.kind == "joined" || ev.kind == "assigned") && counted) s.protocol_bytes += ev.integer("bytes").value_or(0);
     if (ev.kind == "revoking" && counted)
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
   }

@@ -30,6 +30,9 @@ struct Summary {
   int rebalances = 0;   // coordinator generations that became Stable inside the window
   int moves = 0;        // resources that passed to a different member inside the window
   int revocations = 0;  // resources revoked inside the window
+  // JoinGroup and SyncGroup bytes (requests and responses) of the round
+  // trips completed inside the window.
+  std::int64_t protocol_bytes = 0;
   int final_generation = 0;
   DowntimeStats downtime;             // over resources, inside the window
   Duration stop_the_world{0};         // nothing processed while a member is alive

@@ -278,7 +278,15 @@ void Loader::config(const YAML::Node& n) {
 }
 
 void Loader::network(const YAML::Node& n) {
-  for (const auto& [key, v] : entries(n, "network", {"latency", "drop"})) {
+  for (const auto& [key, v] : entries(n, "network", {"latency", "drop", "bandwidth"})) {
+    if (key == "bandwidth") {
+      std::string why;
+      auto r = parse_rate(scalar(v, "network bandwidth"), why);
+      if (!r) fail(v, fmt::format("network bandwidth: {}", why));
+      if (*r == 0) fail(v, "network bandwidth must be above 0 (leave it out for no transfer time)");
+      s_.bandwidth_bytes_per_s = *r;
+      continue;
+    }
     if (key == "drop") {
       s_.drop = number(v, "network drop probability", 0.0, 1.0);
       if (s_.drop >= 1.0) fail(v, "network drop probability must be below 1 (every message lost never converges)");

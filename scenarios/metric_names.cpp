@@ -7,6 +7,7 @@ const std::vector<MetricName>& metric_names() {
       {"rebalances", MetricKind::Count, "completed rebalances in the window"},
       {"moves", MetricKind::Count, "ownership transfers between members"},
       {"revocations", MetricKind::Count, "resources revoked"},
+      {"protocol-bytes", MetricKind::Count, "JoinGroup and SyncGroup bytes, requests and responses"},
       {"stop-the-world", MetricKind::Seconds, "time when nothing is processed while a member is alive"},
       {"downtime.total", MetricKind::Seconds, "not-processed time summed over resources"},
       {"downtime.max", MetricKind::Seconds, "largest not-processed time of a resource"},

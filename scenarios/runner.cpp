@@ -73,6 +73,7 @@ class GroupRun {
         coordinator_(make_coordinator()),
         assignor_(protocols::make_classic_assignor(assignor)),
         protocol_name_(std::move(protocol)) {
+    network_.set_bandwidth(s.bandwidth_bytes_per_s);
     directory_.coordinator = coordinator_.get();
     directory_.node = network_.add_node("coordinator");
     directory_.bootstrap = network_.add_node("bootstrap");

@@ -136,6 +136,9 @@ struct Scenario {
   std::map<std::string, ConfigEntry> config;
   LatencyModel latency = LatencyModel::fixed(Duration{1000});
   double drop = 0.0;
+  // network.bandwidth: a message of B bytes takes B / bandwidth longer to
+  // arrive; 0 (the default) means no transfer time.
+  std::uint64_t bandwidth_bytes_per_s = 0;
   Costs costs;
   std::optional<Load> load;
   std::vector<Topic> topics;

@@ -58,7 +58,14 @@ void Network::lost(NodeId from, NodeId to, std::string_view what, const char* re
                {"reason", std::string(reason)}});
 }
 
-void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliver) {
+Duration Network::transfer_time(std::size_t bytes) const {
+  if (bandwidth_ == 0 || bytes == 0) return Duration{0};
+  // Whole microseconds, rounded up: a non-empty message takes some time.
+  const auto us = (static_cast<unsigned __int128>(bytes) * 1'000'000 + bandwidth_ - 1) / bandwidth_;
+  return Duration{static_cast<Duration::rep>(us)};
+}
+
+void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliver, std::size_t bytes) {
   assert(from < nodes_.size() && to < nodes_.size());
   if (!nodes_[from].alive) return;  // a dead process sends nothing
   ++stats_.sent;
@@ -74,7 +81,7 @@ void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliv
     lost(from, to, what, "drop");
     return;
   }
-  Time arrival = kernel_.now() + latency_.sample(rng_);
+  Time arrival = kernel_.now() + latency_.sample(rng_) + transfer_time(bytes);
   Time& last = last_arrival_[{from, to}];
   if (arrival < last) arrival = last;  // FIFO per link
   last = arrival;

@@ -63,8 +63,15 @@ class Network {
   void heal(NodeId a, NodeId b);
   bool is_cut(NodeId a, NodeId b) const;
 
-  // `what` names the message for the trace when it is lost.
-  void send(NodeId from, NodeId to, std::string_view what, Callback deliver);
+  // `what` names the message for the trace when it is lost. A message of
+  // `bytes` takes bytes / bandwidth on top of the latency (see set_bandwidth).
+  void send(NodeId from, NodeId to, std::string_view what, Callback deliver, std::size_t bytes = 0);
+
+  // Bytes per second every link carries; 0 (the default): no transfer time.
+  // Simplification: a message's transfer time is added to its latency; links
+  // do not queue messages behind each other beyond keeping FIFO order.
+  void set_bandwidth(std::uint64_t bytes_per_second) { bandwidth_ = bytes_per_second; }
+  Duration transfer_time(std::size_t bytes) const;
 
   const NetworkStats& stats() const { return stats_; }
 
@@ -81,6 +88,7 @@ class Network {
   Trace& trace_;
   LatencyModel latency_;
   double drop_;
+  std::uint64_t bandwidth_ = 0;
   Rng rng_;
   std::vector<Node> nodes_;
   std::set<std::pair<NodeId, NodeId>> cuts_;

@@ -1,5 +1,7 @@
 #include "protocols/classic/member.hpp"
 
+#include "protocols/classic/wire_size.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,14 +49,25 @@ template <class Req, class Resp, class Handle>
 void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle) {
   CoordinatorDirectory* dir = &ctx_.directory;
   const std::string answer = std::string(what) + "Response";
-  Reply<Resp> reply = [this, dir, answer, handle](Resp r) {
-    ctx_.network.send(dir->node, node_, answer, [this, handle, r = std::move(r)]() mutable {
-      on_message([handle, r = std::move(r)]() mutable { handle(std::move(r)); });
-    });
+  const std::size_t request_bytes = wire_size(req);
+  Reply<Resp> reply = [this, dir, answer, handle, request_bytes](Resp r) {
+    const std::size_t response_bytes = wire_size(r);
+    ctx_.network.send(
+        dir->node, node_, answer,
+        [this, handle, request_bytes, response_bytes, r = std::move(r)]() mutable {
+          on_message([this, handle, bytes = request_bytes + response_bytes, r = std::move(r)]() mutable {
+            round_trip_bytes_ = static_cast<std::int64_t>(bytes);
+            handle(std::move(r));
+          });
+        },
+        response_bytes);
   };
-  ctx_.network.send(node_, dir->node, what, [dir, method, req = std::move(req), reply = std::move(reply)]() mutable {
-    (dir->coordinator->*method)(std::move(req), std::move(reply));
-  });
+  ctx_.network.send(
+      node_, dir->node, what,
+      [dir, method, req = std::move(req), reply = std::move(reply)]() mutable {
+        (dir->coordinator->*method)(std::move(req), std::move(reply));
+      },
+      request_bytes);
 }
 
 // ------------------------------------------------------------------ lifecycle
@@ -377,7 +390,12 @@ void ClassicMember::send_join() {
   req.instance_id = config_.instance_id;
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
-  req.subscription = ctx_.protocol.subscription(config_.topics, owned_, last_assignment_, generation_);
+  // Only the (eager) sticky assignor puts the last assignment in its user
+  // data; the others send none, which their JoinGroup sizes reflect.
+  static const std::vector<TopicPartition> kNone;
+  const bool sticky_user_data = ctx_.assignor.name() == "sticky";
+  req.subscription =
+      ctx_.protocol.subscription(config_.topics, owned_, sticky_user_data ? last_assignment_ : kNone, generation_);
   req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,
@@ -422,7 +440,7 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
   leader_ = r.leader;
   joined_members_ = std::move(r.members);
   phase_ = Phase::Syncing;
-  emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}});
+  emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}, {"bytes", round_trip_bytes_}});
   arm_heartbeat();
   send_sync();
 }
@@ -491,7 +509,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   auto assign = [this, outcome] {
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
-    emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}});
+    emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
     const Duration cost = config_.assign_cost * static_cast<std::int64_t>(outcome.add.size());
     auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
     if (outcome.add.empty()) {

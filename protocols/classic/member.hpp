@@ -128,6 +128,9 @@ class ClassicMember {
   std::string member_id_;
   int generation_ = -1;
   std::string leader_;
+  // Bytes of the last completed request/response round trip (JoinGroup or
+  // SyncGroup), reported on the `joined` and `assigned` events.
+  std::int64_t round_trip_bytes_ = 0;
   std::vector<JoinedMember> joined_members_;  // leader only
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment

@@ -173,7 +173,7 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
   }
   CHECK(header ==
         "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,time-to-stable,"
-        "lag.peak,moves,revocations,final-generation,invariants");
+        "lag.peak,moves,revocations,protocol-bytes,final-generation,invariants");
   // Every protocol this version runs, each with its default assignor.
   CHECK(order.size() == 4);
   CHECK(rows.count("incremental/cooperative-sticky") == 1);
@@ -214,10 +214,17 @@ TEST_CASE("check: an unchanged baseline passes; a worse assignor fails naming th
   const auto worse = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor roundrobin", base));
   CHECK(worse.code == 1);
   CHECK(worse.out.find("REGRESSED  moves              old       24.000  new       47.000  change   +95.83%") != std::string::npos);
-  // A tolerance lets a small rise through, not a large one.
+  // A tolerance lets a small rise through, not a large one. The sticky
+  // assignor's user data (each member's last assignment) costs 13% more
+  // protocol bytes than range's.
   const auto tolerant = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor sticky "
-                                        "--tolerance downtime.total=1,downtime.max=1,downtime.p99=1,stop-the-world=1", base));
+                                        "--tolerance downtime.total=1,downtime.max=1,downtime.p99=1,stop-the-world=1,"
+                                        "protocol-bytes=15", base));
   CHECK(tolerant.code == 0);
+  const auto strict = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor sticky "
+                                      "--tolerance downtime.total=1,downtime.max=1,downtime.p99=1,stop-the-world=1", base));
+  CHECK(strict.code == 1);
+  CHECK(strict.out.find("REGRESSED  protocol-bytes     old    25368.000  new    28758.000  change   +13.36%") != std::string::npos);
   CHECK(cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --tolerance downtime=5", base)).code == 2);
   CHECK(cli("check scenarios/rolling-bounce.yaml --baseline /nonexistent/b.json").code == 2);
   CHECK(cli("check tests/scenarios/failing-expectation.yaml").code == 1);

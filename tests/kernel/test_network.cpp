@@ -101,3 +101,24 @@ TEST_CASE("a message to a process that died, even one that restarted since, is l
   CHECK(got == std::vector<int>{2});
 }
 }
+
+TEST_SUITE("kernel") {
+TEST_CASE("bandwidth adds bytes / bandwidth to a message's latency, rounded up to a microsecond") {
+  Net n(LatencyModel::fixed(2ms));
+  n.net.set_bandwidth(1024 * 1024);  // 1MB/s
+  std::vector<Time> got;
+  n.kernel.schedule_at(time_at(10ms), [&] {
+    n.net.send(n.a, n.b, "1MB", [&] { got.push_back(n.kernel.now()); }, 1024 * 1024);
+    n.net.send(n.b, n.a, "1 byte", [&] { got.push_back(n.kernel.now()); }, 1);
+    n.net.send(n.b, n.a, "empty", [&] { got.push_back(n.kernel.now()); });
+  });
+  n.kernel.run();
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == time_at(12ms) + Duration{1});  // 1 byte: 1e6/1048576 µs, rounded up
+  CHECK(got[1] == time_at(12ms) + Duration{1});  // nothing, FIFO behind it on the b->a link
+  CHECK(got[2] == time_at(1s + 12ms));           // 1MB: 1 s of transfer
+  CHECK(n.net.transfer_time(3 * 1024 * 1024) == Duration{3'000'000});
+  n.net.set_bandwidth(0);
+  CHECK(n.net.transfer_time(1 << 30) == Duration{0});
+}
+}

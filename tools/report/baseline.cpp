@@ -22,6 +22,7 @@ std::map<std::string, double> baseline_metrics(const metrics::Summary& s) {
       {"time-to-stable", seconds(s.time_to_stable)},
       {"moves", s.moves},
       {"revocations", s.revocations},
+      {"protocol-bytes", static_cast<double>(s.protocol_bytes)},
   };
 }
 

@@ -18,7 +18,7 @@ struct Column {
 const std::vector<Column> kColumns{
     {"rebalances", false},     {"stop-the-world", true}, {"downtime.total", true}, {"downtime.max", true},
     {"downtime.p99", true},    {"time-to-stable", true}, {"lag.peak", false},      {"moves", false},
-    {"revocations", false},    {"final-generation", false},
+    {"revocations", false},    {"protocol-bytes", false}, {"final-generation", false},
 };
 
 double seconds(Duration d) { return static_cast<double>(d.count()) / 1e6; }
@@ -33,6 +33,7 @@ double value(const metrics::Summary& s, const std::string& name) {
   if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
   if (name == "moves") return s.moves;
   if (name == "revocations") return s.revocations;
+  if (name == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
   if (name == "final-generation") return s.final_generation;
   return 0;
 }

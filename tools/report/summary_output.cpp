@@ -24,6 +24,7 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
   }
   out << fmt::format("moves             {}\n", m.moves);
   out << fmt::format("revocations       {}\n", m.revocations);
+  out << fmt::format("protocol-bytes    {}\n", m.protocol_bytes);
   out << fmt::format("final-generation  {}\n", m.final_generation);
   out << fmt::format("invariants        {}\n", m.violation ? metrics::describe(*m.violation) : std::string("ok"));
   out << fmt::format("zombies           {}\n", m.zombies.size());
@@ -59,6 +60,7 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   }
   metrics["moves"] = m.moves;
   metrics["revocations"] = m.revocations;
+  metrics["protocol-bytes"] = m.protocol_bytes;
   metrics["final-generation"] = m.final_generation;
   metrics["invariants"] = m.violation ? metrics::describe(*m.violation) : std::string("ok");
   metrics["zombies"] = m.zombies.size();

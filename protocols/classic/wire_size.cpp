@@ -1,0 +1,100 @@
+#include "protocols/classic/wire_size.hpp"
+
+#include <map>
+
+namespace rsim::protocols::classic {
+
+namespace {
+
+constexpr std::size_t kGroupId = 16;           // a typical group id's length
+constexpr std::size_t kProtocolName = 18;      // "cooperative-sticky", the longest built-in
+constexpr std::size_t kRequestHeader = 2 + 2 + 4 + 2 + 16 + 1;  // api key, version, correlation, client id, tags
+constexpr std::size_t kResponseHeader = 4 + 1;  // correlation id, tags
+
+// Unsigned varint length of n.
+std::size_t varint(std::size_t n) {
+  std::size_t bytes = 1;
+  while (n >= 0x80) {
+    n >>= 7;
+    ++bytes;
+  }
+  return bytes;
+}
+// Flexible-version strings and byte arrays: varint(length + 1), then bytes.
+std::size_t compact(std::size_t length) { return varint(length + 1) + length; }
+std::size_t compact_nullable(const std::optional<std::string>& s) { return s ? compact(s->size()) : 1; }
+
+// A non-flexible array of (topic, [partition]): int32 count, then per topic
+// an int16-length name and an int32-count array of int32.
+std::size_t topic_partitions(const std::vector<TopicPartition>& tps) {
+  std::map<std::string, std::size_t> per_topic;
+  for (const auto& tp : tps) ++per_topic[tp.topic.name()];
+  std::size_t n = 4;
+  for (const auto& [topic, count] : per_topic) n += 2 + topic.size() + 4 + 4 * count;
+  return n;
+}
+
+}  // namespace
+
+std::size_t wire_size(const Subscription& s) {
+  std::size_t n = 2;  // version
+  n += 4;             // topics
+  for (const auto& t : s.topics) n += 2 + t.size();
+  // user data (nullable bytes): the sticky assignor's last assignment and
+  // generation; null otherwise.
+  n += 4;
+  if (!s.last_assignment.empty()) n += topic_partitions(s.last_assignment) + 4;
+  n += topic_partitions(s.owned);  // ownedPartitions (v1+)
+  n += 4;                          // generationId (v2+)
+  n += 2;                          // rackId (v3+), null
+  return n;
+}
+
+std::size_t wire_size(const MemberAssignment& a) {
+  std::size_t n = 2 + topic_partitions(a.partitions);
+  n += 4;                                 // user data length
+  if (a.scheduled_rebalance) n += 2 + 4;  // version + delay, as Connect encodes it
+  return n;
+}
+
+std::size_t wire_size(const JoinGroupRequest& r) {
+  std::size_t n = kRequestHeader + compact(kGroupId) + 4 + 4;  // group, session and rebalance timeouts
+  n += compact(r.member_id.size()) + compact_nullable(r.instance_id);
+  n += compact(8);  // protocol type "consumer"
+  const std::size_t metadata = wire_size(r.subscription);
+  n += varint(2) + compact(kProtocolName) + compact(metadata) + 1;  // one protocol, tags
+  n += compact(0) + 1;                                              // reason, tags
+  return n;
+}
+
+std::size_t wire_size(const JoinGroupResponse& r) {
+  std::size_t n = kResponseHeader + 4 + 2 + 4;  // throttle, error, generation
+  n += compact(8) + compact(kProtocolName) + compact(r.leader.size()) + 1;  // type, name, leader, skipAssignment
+  n += compact(r.member_id.size());
+  n += varint(r.members.size() + 1);
+  for (const auto& m : r.members)
+    n += compact(m.member_id.size()) + compact_nullable(m.instance_id) + compact(wire_size(m.subscription)) + 1;
+  return n + 1;
+}
+
+std::size_t wire_size(const SyncGroupRequest& r) {
+  std::size_t n = kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + 1;  // generation, instance
+  n += compact(8) + compact(kProtocolName);
+  n += varint(r.assignments.size() + 1);
+  for (const auto& [member, a] : r.assignments) n += compact(member.size()) + compact(wire_size(a)) + 1;
+  return n + 1;
+}
+
+std::size_t wire_size(const SyncGroupResponse& r) {
+  return kResponseHeader + 4 + 2 + compact(8) + compact(kProtocolName) + compact(wire_size(r.assignment)) + 1;
+}
+
+std::size_t wire_size(const HeartbeatRequest& r) {
+  return kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + 1 + 1;
+}
+std::size_t wire_size(const HeartbeatResponse&) { return kResponseHeader + 4 + 2 + 1; }
+std::size_t wire_size(const LeaveGroupRequest& r) {
+  return kRequestHeader + compact(kGroupId) + varint(2) + compact(r.member_id.size()) + 1 + compact(0) + 1 + 1;
+}
+
+}  // namespace rsim::protocols::classic
