@@ -45,13 +45,7 @@ class Topic {
 struct TopicPartition {
   Topic topic;
   int partition = 0;
-  friend bool operator==(const TopicPartition& a, const TopicPartition& b) {
-    return a.topic == b.topic && a.partition == b.partition;
-  }
-  friend std::strong_ordering operator<=>(const TopicPartition& a, const TopicPartition& b) {
-    if (auto c = a.topic <=> b.topic; c != 0) return c;
-    return a.partition <=> b.partition;
-  }
+  auto operator<=>(const TopicPartition&) const = default;
 };
 
 std::string to_string(const TopicPartition& tp);

@@ -164,7 +164,7 @@ class GroupRun {
         seed.join.session_timeout = config_millis(s_, "session.timeout.ms");
         seed.join.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
         seed.join.subscription =
-            embedded_->subscription(m.subscribe, seed.assignment.partitions, seed.assignment.partitions, 1);
+            embedded_->subscription(*assignor_, m.subscribe, seed.assignment.partitions, seed.assignment.partitions, 1);
         seeds.push_back(seed);
       }
       coordinator_->seed_stable(1, seeds);

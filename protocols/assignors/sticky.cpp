@@ -104,6 +104,7 @@ Input prepare(const GroupSnapshot& group) {
   const PartitionIds& ids = in.ids;
   constexpr std::uint32_t kNobody = static_cast<std::uint32_t>(-1);
   in.owned.resize(in.members.size());
+  for (const MemberSubscription* m : in.members) in.max_generation = std::max(in.max_generation, m->generation);
   const bool anything_owned =
       std::any_of(in.members.begin(), in.members.end(), [](const MemberSubscription* m) { return !m->owned.empty(); });
   if (!anything_owned) return in;
@@ -111,7 +112,6 @@ Input prepare(const GroupSnapshot& group) {
   for (std::size_t c = 0; c < in.members.size(); ++c) {
     const MemberSubscription& s = *in.members[c];
     const int generation = s.generation;
-    in.max_generation = std::max(in.max_generation, generation);
     Partitions& owned = in.owned[c];
     owned.reserve(s.owned.size());
     for (const auto& tp : s.owned) {
@@ -160,9 +160,7 @@ StickyResult constrained(const Input& in) {
   // Members by position in the HashMap order (in.consumers).
   std::vector<Partitions> assignment(in.consumers.size());
   // unfilledMembersWithUnderMinQuotaPartitions and
-  // unfilledMembersWithExactlyMinQuotaPartitions, as vectors: Kafka's
-  // LinkedLists are only appended to, popped from the front, or have the
-  // element just visited removed, which `Walk` below reproduces.
+  // unfilledMembersWithExactlyMinQuotaPartitions.
   std::vector<std::uint32_t> under_min, exactly_min;
 
   // Owners keep what they own up to their quota (in HashMap order: the
@@ -235,15 +233,14 @@ StickyResult constrained(const Input& in) {
   }
   std::vector<std::size_t> needs(in.consumers.size(), 0);
   for (std::uint32_t c : under_min) needs[c] = static_cast<std::size_t>(min_quota) - assignment[c].size();
-  auto need = [&](std::uint32_t c) { return needs[c]; };
   std::size_t passes = 0;
-  for (std::uint32_t c : under_min) passes = std::max(passes, need(c));
+  for (std::uint32_t c : under_min) passes = std::max(passes, needs[c]);
   // Pass r has the members needing more than r: a histogram of the needs,
   // summed from the top, gives the passes' sizes, and their sums the starts.
   std::vector<std::size_t> start(passes + 1, 0);  // where pass r starts in `unassigned`
   {
     std::vector<std::size_t> with_need(passes + 1, 0);
-    for (std::uint32_t c : under_min) ++with_need[need(c)];
+    for (std::uint32_t c : under_min) ++with_need[needs[c]];
     std::size_t size = 0;  // members needing more than r
     std::vector<std::size_t> pass_size(passes, 0);
     for (std::size_t r = passes; r-- > 0;) pass_size[r] = (size += with_need[r + 1]);
@@ -261,8 +258,7 @@ StickyResult constrained(const Input& in) {
   };
   std::vector<std::size_t> before(passes, 0);  // members of pass r dealt so far
   for (std::uint32_t c : under_min) {
-    const std::size_t n = need(c);
-    for (std::size_t r = 0; r < n; ++r) take(c, start[r] + before[r]++);
+    for (std::size_t r = 0; r < needs[c]; ++r) take(c, start[r] + before[r]++);
   }
   std::stable_sort(under_min.begin(), under_min.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return needs[a] < needs[b]; });

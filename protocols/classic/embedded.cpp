@@ -7,8 +7,10 @@
 
 namespace rsim::protocols::classic {
 
+bool keeps_last_assignment(const Assignor& assignor) { return assignor.name() == "sticky"; }
+
 GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) {
-  const bool user_data = assignor.name() == "sticky";
+  const bool user_data = keeps_last_assignment(assignor);
   GroupSnapshot g;
   for (const auto& m : members)
     for (const auto& t : m.subscription.topics)
@@ -28,10 +30,12 @@ GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, co
 // ConsumerProtocolSubscription v1+: what the member owns now and the
 // generation it was assigned in; and, as the StickyAssignor keeps in its user
 // data, its last assignment (under eager it owns nothing by the time it joins).
-Subscription EmbeddedProtocol::subscription(const std::vector<std::string>& topics,
+// Other assignors send no user data.
+Subscription EmbeddedProtocol::subscription(const Assignor& assignor, const std::vector<std::string>& topics,
                                             const std::vector<TopicPartition>& owned,
                                             const std::vector<TopicPartition>& last_assignment, int generation) const {
-  return Subscription{topics, owned, generation, last_assignment, std::string()};
+  return Subscription{topics, owned, generation,
+                      keeps_last_assignment(assignor) ? last_assignment : std::vector<TopicPartition>{}, std::string()};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(

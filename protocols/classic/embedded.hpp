@@ -45,9 +45,10 @@ class EmbeddedProtocol {
   virtual std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
                                                          const std::vector<std::string>& topics) const = 0;
   // The JoinGroup metadata. `owned` is what the member holds now;
-  // `last_assignment` what it was last given (Kafka's sticky assignors keep
-  // that in their user data even after an eager revocation).
-  virtual Subscription subscription(const std::vector<std::string>& topics, const std::vector<TopicPartition>& owned,
+  // `last_assignment` what it was last given, sent only where the assignor
+  // keeps it in its user data (keeps_last_assignment).
+  virtual Subscription subscription(const Assignor& assignor, const std::vector<std::string>& topics,
+                                    const std::vector<TopicPartition>& owned,
                                     const std::vector<TopicPartition>& last_assignment, int generation) const;
   // The leader's assignment for the generation, one entry per member: the
   // assignor's result as it is (what a cooperative design withholds, the
@@ -132,6 +133,11 @@ class IncrementalProtocol final : public DeferredProtocol {
   int max_moves_;
   Duration interval_;
 };
+
+// Whether the assignor keeps the member's last assignment in its
+// subscription user data: Kafka's (eager) StickyAssignor does, the others
+// read ownedPartitions (or nothing) and send no user data.
+bool keeps_last_assignment(const Assignor& assignor);
 
 // Builds the assignor's snapshot from the leader's JoinGroup response. Each
 // member's owned partitions are what `assignor` reads in Kafka: the user

@@ -390,12 +390,7 @@ void ClassicMember::send_join() {
   req.instance_id = config_.instance_id;
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
-  // Only the (eager) sticky assignor puts the last assignment in its user
-  // data; the others send none, which their JoinGroup sizes reflect.
-  static const std::vector<TopicPartition> kNone;
-  const bool sticky_user_data = ctx_.assignor.name() == "sticky";
-  req.subscription =
-      ctx_.protocol.subscription(config_.topics, owned_, sticky_user_data ? last_assignment_ : kNone, generation_);
+  req.subscription = ctx_.protocol.subscription(ctx_.assignor, config_.topics, owned_, last_assignment_, generation_);
   req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,

@@ -1,6 +1,6 @@
 #include "protocols/classic/wire_size.hpp"
 
-#include <map>
+#include <algorithm>
 
 namespace rsim::protocols::classic {
 
@@ -27,10 +27,13 @@ std::size_t compact_nullable(const std::optional<std::string>& s) { return s ? c
 // A non-flexible array of (topic, [partition]): int32 count, then per topic
 // an int16-length name and an int32-count array of int32.
 std::size_t topic_partitions(const std::vector<TopicPartition>& tps) {
-  std::map<std::string, std::size_t> per_topic;
-  for (const auto& tp : tps) ++per_topic[tp.topic.name()];
-  std::size_t n = 4;
-  for (const auto& [topic, count] : per_topic) n += 2 + topic.size() + 4 + 4 * count;
+  std::vector<Topic> topics;
+  topics.reserve(tps.size());
+  for (const auto& tp : tps) topics.push_back(tp.topic);
+  std::sort(topics.begin(), topics.end(), [](Topic a, Topic b) { return a.id() < b.id(); });
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  std::size_t n = 4 + 4 * tps.size();
+  for (Topic t : topics) n += 2 + t.name().size() + 4;
   return n;
 }
 
