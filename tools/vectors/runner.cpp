@@ -1,5 +1,7 @@
 #include "tools/vectors/runner.hpp"
 
+#include "tools/vectors/connect_cases.hpp"
+
 #include "protocols/assignors/assignor.hpp"
 #include "protocols/assignors/cooperative_sticky.hpp"
 #include "protocols/assignors/sticky.hpp"
@@ -95,10 +97,11 @@ class FileRunner {
     }
     FileResult out;
     out.file = path_;
+    ConnectCases connect(path_);
     for (const auto& c : root["cases"]) {
       for (const auto& t : targets) {
         try {
-          out.cases.push_back(run_case(c, t));
+          out.cases.push_back(t.connect ? connect.run(c) : run_case(c, t));
         } catch (const YAML::Exception& e) {  // a value of the wrong type
           throw InputError(path_, mark_of(e), fmt::format("malformed case: {}", e.msg));
         }

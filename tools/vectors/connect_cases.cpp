@@ -1,0 +1,535 @@
+#include "tools/vectors/connect_cases.hpp"
+
+#include "protocols/assignors/connect.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/values.hpp"
+#include "scenarios/yaml_mark.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace rsim::vectors {
+
+namespace cn = protocols::connect;
+using protocols::TopicPartition;
+
+namespace {
+
+// A connector is written by name; a task CONNECTOR-N.
+TopicPartition connector(const std::string& name) { return TopicPartition{name, -1}; }
+TopicPartition task(const std::string& name, int index) { return TopicPartition{name, index}; }
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+// Splits on any of `seps` outside braces.
+std::vector<std::string> split(const std::string& s, std::string_view seps) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char ch : s) {
+    if (ch == '{') ++depth;
+    if (ch == '}') --depth;
+    if (depth == 0 && seps.find(ch) != std::string_view::npos) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(trim(cur));
+  out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
+  return out;
+}
+
+// Drops a trailing "(comment)".
+std::string without_comment(const std::string& s) {
+  const auto open = s.find(" (");
+  return trim(open == std::string::npos ? s : s.substr(0, open));
+}
+
+std::vector<int> sorted_counts(const std::map<std::string, cn::Work>& workers, bool connectors) {
+  std::vector<int> out;
+  for (const auto& [w, work] : workers) out.push_back(static_cast<int>((connectors ? work.connectors : work.tasks).size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string show(const std::vector<TopicPartition>& items) {
+  std::vector<std::string> names;
+  for (const auto& i : items) names.push_back(i.partition < 0 ? i.topic.name() : fmt::format("{}-{}", i.topic.name(), i.partition));
+  return fmt::format("[{}]", fmt::join(names, ", "));
+}
+
+class CaseRun {
+ public:
+  CaseRun(const std::string& path, const YAML::Node& c) : path_(path), case_(c) {}
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+    throw scenario::InputError(path_, scenario::mark_of(n), msg);
+  }
+
+  int integer(const YAML::Node& at, const std::string& text) const {
+    const auto v = scenario::parse_integer(text);
+    if (!v) fail(at, fmt::format("'{}' is not an integer", text));
+    return static_cast<int>(*v);
+  }
+
+  // "A..B" or "A..PREFIXB" -> [A, B].
+  std::pair<int, int> range(const YAML::Node& at, const std::string& text, const std::string& prefix) const {
+    const auto dots = text.find("..");
+    if (dots == std::string::npos) {
+      const int v = integer(at, text);
+      return {v, v};
+    }
+    std::string hi = text.substr(dots + 2);
+    if (starts_with(hi, prefix)) hi = hi.substr(prefix.size());
+    return {integer(at, text.substr(0, dots)), integer(at, hi)};
+  }
+
+  std::string diff;
+  bool ok = true;
+  void check(bool cond, const std::string& what) {
+    if (cond) return;
+    ok = false;
+    diff += "\n      " + what;
+  }
+
+ protected:
+  const std::string& path_;
+  const YAML::Node& case_;
+};
+
+// The multi-round cases: performStandardRebalance and friends.
+class Rounds : public CaseRun {
+ public:
+  using CaseRun::CaseRun;
+
+  void run() {
+    const YAML::Node& in = case_["input"];
+    max_delay_ = in["max_delay_ms"].as<std::int64_t>();
+    const auto& init = in["initial"];
+    for (const auto& kv : init["connectors"]) connectors_[kv.first.as<std::string>()] = kv.second.as<int>();
+    for (const auto& w : init["workers"]) workers_[w.as<std::string>()] = cn::Work{};
+    generation_ = init["generation"].as<int>();
+    new_assignor();
+    const YAML::Node& rounds = in["rounds"];
+    const YAML::Node& expected = case_["expect"]["rounds"];
+    if (!rounds.IsSequence() || !expected.IsSequence() || rounds.size() != expected.size())
+      fail(in, "a Connect case needs 'rounds' and as many 'expect.rounds'");
+    for (std::size_t i = 0; i < rounds.size(); ++i) {
+      const YAML::Node& r = rounds[i];
+      for (const auto& step : split(r.as<std::string>(), ";")) do_step(r, step);
+      if (!rebalanced_) fail(r, "a round ends with a rebalance");
+      rebalanced_ = false;
+      expect(i + 1, expected[i]);
+    }
+  }
+
+ private:
+  void new_assignor() { assignor_ = std::make_unique<cn::IncrementalCooperativeAssignor>(max_delay_, generation_); }
+
+  void do_step(const YAML::Node& at, const std::string& raw) {
+    if (starts_with(raw, "sleep(")) {
+      const auto close = raw.find(')');
+      const std::string arg = raw.substr(6, close - 6);
+      if (arg == "delay") now_ += assignor_->delay();
+      else if (arg == "delay/2") now_ += assignor_->delay() / 2;
+      else now_ += integer(at, arg);
+      return;
+    }
+    const std::string step = without_comment(raw);
+    if (starts_with(step, "add ")) {
+      const auto running = step.find(" running ");
+      const std::string name = trim(step.substr(4, running == std::string::npos ? std::string::npos : running - 4));
+      if (workers_.count(name) != 0) fail(at, fmt::format("worker '{}' already exists", name));
+      cn::Work w;
+      if (running != std::string::npos) {
+        for (const auto& item : split(step.substr(running + 9), "+")) {
+          const auto dash = item.rfind('-');
+          if (dash == std::string::npos) {
+            w.connectors.push_back(connector(item));
+          } else {
+            const auto [lo, hi] = range(at, item.substr(dash + 1), "");
+            for (int t = lo; t <= hi; ++t) w.tasks.push_back(task(item.substr(0, dash), t));
+          }
+        }
+      }
+      workers_[name] = w;
+    } else if (starts_with(step, "remove ")) {
+      if (workers_.erase(trim(step.substr(7))) == 0) fail(at, fmt::format("no worker '{}'", step.substr(7)));
+    } else if (starts_with(step, "delete ")) {
+      if (connectors_.erase(trim(step.substr(7))) == 0) fail(at, fmt::format("no connector '{}'", step.substr(7)));
+    } else if (step == "new assignor instance") {
+      new_assignor();
+    } else if (step == "rebalance") {
+      rebalance(1, true);
+    } else if (step == "failed rebalance") {
+      rebalance(1, false);
+    } else if (step == "rebalance with lastCompletedGeneration = generation-2") {
+      rebalance(2, true);
+    } else {
+      fail(at, fmt::format("unknown step '{}' in a Connect round", raw));
+    }
+  }
+
+  void rebalance(int completed_lag, bool apply) {
+    ++generation_;
+    cn::Work configured;
+    for (const auto& [c, n] : connectors_) {
+      configured.connectors.push_back(connector(c));
+      for (int t = 0; t < n; ++t) configured.tasks.push_back(task(c, t));
+    }
+    std::vector<cn::WorkerLoad> members;
+    for (const auto& [w, work] : workers_) members.push_back(cn::WorkerLoad{w, work});
+    last_ = assignor_->assign(configured, generation_ - completed_lag, generation_, members, now_);
+    // No connector or task newly assigned twice, nor to a worker already
+    // running it somewhere (assertNoRedundantAssignments).
+    std::map<TopicPartition, int> fresh;
+    for (const auto& [w, work] : last_.assigned) {
+      for (const auto& x : work.connectors) ++fresh[x];
+      for (const auto& x : work.tasks) ++fresh[x];
+    }
+    for (const auto& [x, n] : fresh) check(n == 1, fmt::format("{} newly assigned {} times", show({x}), n));
+    if (apply) {
+      for (const auto& [w, revoked] : last_.revoked) {
+        auto& work = workers_[w];
+        const std::set<TopicPartition> gone_c(revoked.connectors.begin(), revoked.connectors.end());
+        const std::set<TopicPartition> gone_t(revoked.tasks.begin(), revoked.tasks.end());
+        std::erase_if(work.connectors, [&](const auto& x) { return gone_c.count(x) != 0; });
+        std::erase_if(work.tasks, [&](const auto& x) { return gone_t.count(x) != 0; });
+      }
+      for (const auto& [w, added] : last_.assigned) {
+        auto& work = workers_[w];
+        work.connectors.insert(work.connectors.end(), added.connectors.begin(), added.connectors.end());
+        work.tasks.insert(work.tasks.end(), added.tasks.begin(), added.tasks.end());
+      }
+    }
+    rebalanced_ = true;
+  }
+
+  void expect(std::size_t round, const YAML::Node& e) {
+    const std::string at = fmt::format("round {}", round);
+    for (const auto& kv : e) {
+      const std::string key = kv.first.as<std::string>();
+      const YAML::Node& v = kv.second;
+      if (key == "delay") {
+        check(assignor_->delay() == v.as<int>(), fmt::format("{}: delay want {} got {}", at, v.as<int>(), assignor_->delay()));
+      } else if (key == "delay_gt") {
+        check(assignor_->delay() > v.as<int>(), fmt::format("{}: delay want > {} got {}", at, v.as<int>(), assignor_->delay()));
+      } else if (key == "workers") {
+        std::set<std::string> want, got;
+        for (const auto& w : v) want.insert(w.as<std::string>());
+        for (const auto& [w, work] : last_.all) got.insert(w);
+        check(want == got, fmt::format("{}: workers want {} got {}", at, want, got));
+      } else if (key == "connector_allocations" || key == "task_allocations") {
+        std::vector<int> want;
+        for (const auto& n : v) want.push_back(n.as<int>());
+        std::sort(want.begin(), want.end());
+        const auto got = sorted_counts(workers_, key == "connector_allocations");
+        check(want == got, fmt::format("{}: {} want {} got {}", at, key, want, got));
+      } else if (key == "balanced_and_complete") {
+        balanced_and_complete(at);
+      } else if (key == "empty_assignment") {
+        bool empty = true;
+        for (const auto& [w, work] : last_.assigned) empty &= work.empty();
+        for (const auto& [w, work] : last_.revoked) empty &= work.empty();
+        check(empty, at + ": something was assigned or revoked");
+      } else if (key == "no_revocations") {
+        for (const auto& [w, work] : last_.revoked)
+          check(work.empty(), fmt::format("{}: {} revoked {} {}", at, w, show(work.connectors), show(work.tasks)));
+      } else {
+        fail(v, fmt::format("unknown Connect round expectation '{}'", key));
+      }
+    }
+  }
+
+  void balanced_and_complete(const std::string& at) {
+    for (bool conns : {true, false}) {
+      const auto counts = sorted_counts(workers_, conns);
+      check(counts.back() - counts.front() <= 1, fmt::format("{}: {} imbalanced {}", at, conns ? "connectors" : "tasks", counts));
+    }
+    std::multiset<TopicPartition> running, configured;
+    for (const auto& [w, work] : workers_) {
+      running.insert(work.connectors.begin(), work.connectors.end());
+      running.insert(work.tasks.begin(), work.tasks.end());
+    }
+    for (const auto& [c, n] : connectors_) {
+      configured.insert(connector(c));
+      for (int t = 0; t < n; ++t) configured.insert(task(c, t));
+    }
+    check(std::set<TopicPartition>(running.begin(), running.end()) == std::set<TopicPartition>(configured.begin(), configured.end()),
+          at + ": the connectors and tasks running are not the configured ones");
+  }
+
+  std::int64_t max_delay_ = 0;
+  std::int64_t now_ = 1'000'000'000'000;  // MockTime starts at the wall clock: any positive instant
+  int generation_ = 0;
+  std::map<std::string, int> connectors_;
+  std::map<std::string, cn::Work> workers_;
+  std::unique_ptr<cn::IncrementalCooperativeAssignor> assignor_;
+  cn::ClusterAssignment last_;
+  bool rebalanced_ = false;
+};
+
+// testLostAssignmentHandling*: handleLostAssignments driven step by step.
+class LostSteps : public CaseRun {
+ public:
+  using CaseRun::CaseRun;
+
+  void run() {
+    const YAML::Node& in = case_["input"];
+    assignor_ = std::make_unique<cn::IncrementalCooperativeAssignor>(in["max_delay_ms"].as<std::int64_t>());
+    std::set<std::string> members;
+    for (const auto& kv : in["configured"]) {
+      loads_.push_back(cn::WorkerLoad{kv.first.as<std::string>(), work(kv.second)});
+      members.insert(loads_.back().worker);
+    }
+    // Every Java test of this kind starts with the configured workers as the
+    // previous round's members.
+    assignor_->set_previous_members(members);
+    for (const auto& s : case_["expect"]["steps"]) step(s);
+  }
+
+ private:
+  // "connector0-1, task-0..3"
+  cn::Work work(const YAML::Node& at) const {
+    cn::Work w;
+    for (const auto& part : split(at.as<std::string>(), ",")) {
+      if (starts_with(part, "task-")) {
+        const auto [lo, hi] = range(at, part.substr(5), "");
+        for (int t = lo; t <= hi; ++t) w.tasks.push_back(task("task", t));
+      } else if (starts_with(part, "connector")) {
+        const auto dash = part.find('-');
+        const int first = integer(at, part.substr(9, dash - 9));
+        const int last = dash == std::string::npos ? first : integer(at, part.substr(dash + 1));
+        for (int c = first; c <= last; ++c) w.connectors.push_back(connector(fmt::format("connector{}", c)));
+      } else {
+        fail(at, fmt::format("'{}' is neither connectors nor tasks", part));
+      }
+    }
+    return w;
+  }
+
+  cn::WorkerLoad* find(const std::string& name) {
+    for (auto& l : loads_)
+      if (l.worker == name) return &l;
+    return nullptr;
+  }
+
+  void step(const YAML::Node& at) {
+    const std::string text = at.as<std::string>();
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) fail(at, "a step is 'what happens: what holds'");
+    cn::Work reassign;
+    bool handled = false;
+    for (const auto& action : split(text.substr(0, colon), ";,")) {
+      const auto words = split(action, " ");
+      if (action == "no lost") {
+        lost_ = cn::Work{};
+        handled = true;
+      } else if (words.size() == 2 && words[0] == "sleep") {
+        now_ += integer(at, words[1]);
+      } else if (starts_with(action, "lost = ")) {
+        continue;  // says what `gone` below does
+      } else if (words.size() >= 2 && (words[1] == "gone")) {
+        auto* l = find(words[0]);
+        if (l == nullptr) fail(at, fmt::format("no worker '{}'", words[0]));
+        if (words.size() == 2) lost_ = l->work;  // "gone again" keeps the lost set
+        loads_.erase(loads_.begin() + (l - loads_.data()));
+        handled = true;
+      } else if (words.size() >= 2 && words[1] == "back") {
+        if (find(words[0]) != nullptr) fail(at, fmt::format("worker '{}' is here", words[0]));
+        loads_.push_back(cn::WorkerLoad{words[0], {}});
+        handled = true;
+      } else if (words.size() == 3 && words[1] == "still" && words[2] == "empty") {
+        handled = true;
+      } else {
+        fail(at, fmt::format("unknown action '{}'", action));
+      }
+    }
+    if (!handled) fail(at, "a step ends with a worker change or 'no lost'");
+    // The Java test hands handleLostAssignments the workers in HashMap order.
+    std::sort(loads_.begin(), loads_.end(), [](const auto& a, const auto& b) { return a.worker < b.worker; });
+    assignor_->handle_lost(lost_, reassign, loads_, now_);
+    const std::string at_step = fmt::format("step '{}'", text.substr(0, colon));
+    for (const auto& claim : split(text.substr(colon + 1), ",;")) {
+      const auto words = split(claim, " ");
+      if (starts_with(claim, "candidates {")) {
+        std::set<std::string> want, got(assignor_->candidates().begin(), assignor_->candidates().end());
+        for (const auto& w : split(claim.substr(12, claim.find('}') - 12), ",")) want.insert(w);
+        check(want == got, fmt::format("{}: candidates want {} got {}", at_step, want, got));
+      } else if (claim == "scheduledRebalance 0") {
+        check(assignor_->scheduled_rebalance() == 0, fmt::format("{}: scheduledRebalance want 0 got {}", at_step, assignor_->scheduled_rebalance()));
+      } else if (starts_with(claim, "scheduledRebalance = now+")) {
+        const auto want = now_ + integer(at, claim.substr(25));
+        check(assignor_->scheduled_rebalance() == want, fmt::format("{}: scheduledRebalance want now+{} got now+{}", at_step, want - now_, assignor_->scheduled_rebalance() - now_));
+      } else if (words.size() == 2 && words[0] == "delay") {
+        check(assignor_->delay() == integer(at, words[1]), fmt::format("{}: delay want {} got {}", at_step, words[1], assignor_->delay()));
+      } else if (starts_with(claim, "lost connectors/tasks assigned to ")) {
+        const auto* l = find(trim(claim.substr(34)));
+        bool all = l != nullptr;
+        for (const auto& c : lost_.connectors) all = all && std::count(l->work.connectors.begin(), l->work.connectors.end(), c) != 0;
+        for (const auto& t : lost_.tasks) all = all && std::count(l->work.tasks.begin(), l->work.tasks.end(), t) != 0;
+        check(all, fmt::format("{}: the lost work is not on {}", at_step, claim.substr(34)));
+      } else if (claim == "lost items go to general re-assignment" || claim == "lost items immediately returned for re-assignment") {
+        check(reassign.connectors == lost_.connectors && reassign.tasks == lost_.tasks,
+              fmt::format("{}: to reassign want {} {} got {} {}", at_step, show(lost_.connectors), show(lost_.tasks), show(reassign.connectors), show(reassign.tasks)));
+      } else {
+        fail(at, fmt::format("unknown claim '{}'", claim));
+      }
+    }
+    std::set<std::string> members;
+    for (const auto& l : loads_) members.insert(l.worker);
+    assignor_->set_previous_members(members);
+  }
+
+  std::unique_ptr<cn::IncrementalCooperativeAssignor> assignor_;
+  std::vector<cn::WorkerLoad> loads_;
+  cn::Work lost_;
+  std::int64_t now_ = 1'000'000'000'000;
+};
+
+}  // namespace
+
+CaseResult ConnectCases::run(const YAML::Node& c) {
+  CaseResult r;
+  r.name = c["name"] ? c["name"].as<std::string>() : std::string("?");
+  r.method = c["method"] ? c["method"].as<std::string>() : std::string();
+  r.assignor = "connect";
+  const YAML::Node& in = c["input"];
+  const YAML::Node& expect = c["expect"];
+  if (!in || !expect) throw scenario::InputError(path_, scenario::mark_of(c), "a case needs 'input' and 'expect'");
+  auto finish = [&](const CaseRun& run) {
+    r.status = run.ok ? Status::Pass : Status::Fail;
+    if (!run.ok) r.detail = "differs:" + run.diff;
+    return r;
+  };
+  if (in["rounds"]) {
+    Rounds run(path_, c);
+    run.run();
+    return finish(run);
+  }
+  if (expect["steps"]) {
+    LostSteps run(path_, c);
+    run.run();
+    return finish(run);
+  }
+  // assignConnectors / assignTasks on given loads.
+  CaseRun run(path_, c);
+  std::vector<cn::WorkerLoad> loads;
+  if (in["workers_in_order"]) {
+    last_workers_ = in["workers_in_order"];
+    for (const auto& kv : in["workers_in_order"]) {
+      cn::WorkerLoad l{kv.first.as<std::string>(), {}};
+      for (const auto& name : kv.second["connectors"]) l.work.connectors.push_back(connector(name.as<std::string>()));
+      loads.push_back(l);
+    }
+  } else if (in["workers"] && in["workers"].IsScalar() && starts_with(in["workers"].as<std::string>(), "as above")) {
+    // "as above plus tasks task-0..task-5 two per worker"
+    if (!last_workers_) run.fail(in["workers"], "'as above' needs a previous case with workers_in_order");
+    const std::string text = in["workers"].as<std::string>();
+    const auto from = text.find("task-");
+    const auto spec = split(text.substr(from + 5), " ");
+    const auto [lo, hi] = run.range(in["workers"], spec[0], "task-");
+    if (spec.size() < 2 || spec[1] != "two") run.fail(in["workers"], "expected 'two per worker'");
+    const int per = 2;
+    int t = lo;
+    for (const auto& kv : *last_workers_) {
+      cn::WorkerLoad l{kv.first.as<std::string>(), {}};
+      for (const auto& name : kv.second["connectors"]) l.work.connectors.push_back(connector(name.as<std::string>()));
+      for (int k = 0; k < per && t <= hi; ++k) l.work.tasks.push_back(task("task", t++));
+      loads.push_back(l);
+    }
+  } else if (in["workers"] && in["workers"].IsMap()) {
+    // worker: "C connectors/T tasks" or "C/T", numbered on from 0.
+    int next_c = 0, next_t = 0;
+    for (const auto& kv : in["workers"]) {
+      const std::string spec = kv.second.as<std::string>();
+      const auto slash = spec.find('/');
+      if (slash == std::string::npos) run.fail(kv.second, "expected 'C connectors/T tasks'");
+      const int nc = run.integer(kv.second, split(spec.substr(0, slash), " ")[0]);
+      const int nt = run.integer(kv.second, split(spec.substr(slash + 1), " ")[0]);
+      cn::WorkerLoad l{kv.first.as<std::string>(), {}};
+      for (int k = 0; k < nc; ++k) l.work.connectors.push_back(connector(fmt::format("connector{}", next_c++)));
+      for (int k = 0; k < nt; ++k) l.work.tasks.push_back(task("task", next_t++));
+      loads.push_back(l);
+    }
+  } else {
+    run.fail(in, "unknown Connect case input");
+  }
+  std::vector<TopicPartition> new_connectors, new_tasks;
+  if (in["new_connectors"]) {
+    const YAML::Node& n = in["new_connectors"];
+    if (n.IsSequence()) {
+      for (const auto& x : n) new_connectors.push_back(connector(x.as<std::string>()));
+    } else {  // "connector9..connector23 (15)"
+      const auto [lo, hi] = run.range(n, without_comment(n.as<std::string>()).substr(9), "connector");
+      for (int k = lo; k <= hi; ++k) new_connectors.push_back(connector(fmt::format("connector{}", k)));
+    }
+  }
+  if (in["new_tasks"]) {
+    const YAML::Node& n = in["new_tasks"];
+    if (n.IsSequence()) {
+      for (const auto& x : n) {
+        const std::string s = x.as<std::string>();
+        new_tasks.push_back(task(s.substr(0, s.rfind('-')), run.integer(x, s.substr(s.rfind('-') + 1))));
+      }
+    } else {  // a count, numbered after the existing tasks
+      int next = 0;
+      for (const auto& l : loads) next += static_cast<int>(l.work.tasks.size());
+      const int count = run.integer(n, n.as<std::string>());
+      for (int k = 0; k < count; ++k) new_tasks.push_back(task("task", next + k));
+    }
+  }
+  const auto before = loads;
+  cn::IncrementalCooperativeAssignor::assign_connectors(loads, new_connectors);
+  cn::IncrementalCooperativeAssignor::assign_tasks(loads, new_tasks);
+  auto added = [&](const std::string& worker, bool conns) {
+    std::vector<TopicPartition> out;
+    for (const auto& l : loads)
+      if (l.worker == worker) out = conns ? l.work.connectors : l.work.tasks;
+    for (const auto& l : before)
+      if (l.worker == worker) out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>((conns ? l.work.connectors : l.work.tasks).size()));
+    return out;
+  };
+  for (const auto& kv : expect) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "added" || key == "added_tasks") {
+      for (const auto& w : kv.second) {
+        std::vector<TopicPartition> want;
+        for (const auto& x : w.second) {
+          const std::string s = x.as<std::string>();
+          want.push_back(key == "added" ? connector(s) : task(s.substr(0, s.rfind('-')), run.integer(x, s.substr(s.rfind('-') + 1))));
+        }
+        const auto got = added(w.first.as<std::string>(), key == "added");
+        run.check(want == got, fmt::format("{} {}: want {} got {}", key, w.first.as<std::string>(), show(want), show(got)));
+      }
+    } else if (key == "property") {
+      // "every worker ends with exactly N connectors and N tasks"
+      const auto words = split(kv.second.as<std::string>(), " ");
+      const auto exactly = std::find(words.begin(), words.end(), "exactly");
+      if (exactly == words.end() || exactly + 4 >= words.end()) run.fail(kv.second, "unknown property");
+      const int nc = run.integer(kv.second, *(exactly + 1)), nt = run.integer(kv.second, *(exactly + 4));
+      for (const auto& l : loads)
+        run.check(static_cast<int>(l.work.connectors.size()) == nc && static_cast<int>(l.work.tasks.size()) == nt,
+                  fmt::format("{} has {} connectors and {} tasks", l.worker, l.work.connectors.size(), l.work.tasks.size()));
+    } else {
+      run.fail(kv.second, fmt::format("unknown Connect expectation '{}'", key));
+    }
+  }
+  return finish(run);
+}
+
+}  // namespace rsim::vectors
