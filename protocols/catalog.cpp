@@ -8,7 +8,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
       {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
       {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval"},
-      {"connect", Family::Classic, "cooperative-sticky", false, "Kafka Connect's incremental cooperative assignor as shipped (KIP-415)"},
+      {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off"},
       {"consumer", Family::Consumer, "uniform", false, "KIP-848 broker-side consumer protocol"},
       {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
   };
@@ -21,6 +21,7 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"roundrobin", Family::Classic, true, "client-side RoundRobinAssignor"},
       {"sticky", Family::Classic, true, "client-side StickyAssignor (eager)"},
       {"cooperative-sticky", Family::Classic, true, "client-side CooperativeStickyAssignor"},
+      {"connect", Family::Classic, true, "Kafka Connect's IncrementalCooperativeAssignor (leader-side, stateful)"},
       {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},
       {"range", Family::Consumer, false, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, false, "broker-side StickyTaskAssignor"},
@@ -55,7 +56,17 @@ std::vector<std::string_view> assignor_names(Family family) {
 
 bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
   if (find_assignor(protocol.family, assignor) == nullptr) return false;
-  return protocol.family != Family::Classic || protocol.name == "eager" || assignor == "cooperative-sticky";
+  if (protocol.family != Family::Classic) return true;
+  if (protocol.name == "connect") return assignor == "connect";
+  if (protocol.name == "eager") return assignor != "connect";
+  return assignor == "cooperative-sticky";
+}
+
+std::string_view accepted_assignors(const ProtocolInfo& protocol) {
+  if (protocol.family != Family::Classic) return "any of its family's assignors";
+  if (protocol.name == "connect") return "connect";
+  if (protocol.name == "eager") return "range, roundrobin, sticky or cooperative-sticky";
+  return "cooperative-sticky";
 }
 
 std::string_view family_name(Family family) {

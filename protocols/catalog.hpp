@@ -36,7 +36,10 @@ std::string_view family_name(Family family);
 
 // Whether `protocol` can run with `assignor`. As in Kafka, a classic-family
 // protocol other than eager needs an assignor that supports COOPERATIVE, and
-// of the built-in ones only cooperative-sticky does.
+// of the built-in consumer assignors only cooperative-sticky does; `connect`
+// runs Connect's own assignor, which nothing else runs.
 bool accepts(const ProtocolInfo& protocol, std::string_view assignor);
+// What `protocol` accepts, for messages.
+std::string_view accepted_assignors(const ProtocolInfo& protocol);
 
 }  // namespace rsim::protocols

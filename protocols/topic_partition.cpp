@@ -34,9 +34,22 @@ Topic::Topic(std::string_view name) {
 
 const std::string& Topic::name() const { return topic_names().names[id_]; }
 
+Topic Topic::connector(std::string_view name) { return Topic(std::string(name) + "/"); }
+
+bool Topic::is_connector() const {
+  const std::string& n = name();
+  return !n.empty() && n.back() == '/';
+}
+
 std::uint32_t Topic::count() { return static_cast<std::uint32_t>(topic_names().names.size()); }
 
-std::string to_string(const TopicPartition& tp) { return fmt::format("{}-{}", tp.topic.name(), tp.partition); }
+std::string to_string(const TopicPartition& tp) {
+  if (tp.topic.is_connector()) {
+    const std::string& n = tp.topic.name();
+    return tp.partition == 0 ? n.substr(0, n.size() - 1) : fmt::format("{}{}", n, tp.partition - 1);
+  }
+  return fmt::format("{}-{}", tp.topic.name(), tp.partition);
+}
 
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps) {
   std::vector<std::string> out;

@@ -1,4 +1,6 @@
-// A consumer group's resource: one partition of one topic, printed TOPIC-N.
+// A group's resource: one partition of one topic, printed TOPIC-N; or, in
+// Connect scenarios, a connector (printed CONNECTOR) or one of its tasks
+// (CONNECTOR/N).
 #pragma once
 
 #include <compare>
@@ -26,6 +28,12 @@ class Topic {
   Topic(const char* name) : Topic(std::string_view(name)) {}
 
   const std::string& name() const;
+  // Connect scenarios: a connector is a resource "topic" named CONNECTOR/
+  // (no topic name has a slash), whose partition 0 is the connector instance
+  // and partition N + 1 its task N. The name sorts, maps and subscribes like
+  // any topic's; only printing differs.
+  static Topic connector(std::string_view name);
+  bool is_connector() const;
   // Dense handle, < count(); for tables indexed by topic within one call.
   std::uint32_t id() const { return id_; }
   static std::uint32_t count();
@@ -47,6 +55,9 @@ struct TopicPartition {
   int partition = 0;
   auto operator<=>(const TopicPartition&) const = default;
 };
+
+// A Connect connector instance (not one of its tasks).
+inline bool is_connector_instance(const TopicPartition& tp) { return tp.partition == 0 && tp.topic.is_connector(); }
 
 std::string to_string(const TopicPartition& tp);
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps);

@@ -43,7 +43,7 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
   if (!a->runnable)
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
   if (!protocols::accepts(*p, assignor))
-    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' supports only the eager protocol; the {} protocol needs cooperative-sticky", assignor, protocol));
+    throw InputError(s.file, s.assignor_mark, fmt::format("the {} protocol does not run assignor '{}'; it takes {}", protocol, assignor, protocols::accepted_assignors(*p)));
   if (!s.connectors.empty())
     throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
   if (!s.subtopologies.empty())
@@ -82,6 +82,8 @@ class GroupRun {
       embedded_ = std::make_unique<cl::CooperativeProtocol>();
     } else if (protocol_name_ == "deferred") {
       embedded_ = std::make_unique<cl::DeferredProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
+    } else if (protocol_name_ == "connect") {
+      embedded_ = std::make_unique<cl::ConnectProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
     } else if (protocol_name_ == "incremental") {
       embedded_ = std::make_unique<cl::IncrementalProtocol>(
           config_millis(s, "scheduled.rebalance.max.delay.ms"),
@@ -169,12 +171,13 @@ class GroupRun {
       }
       coordinator_->seed_stable(1, seeds);
       const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
-      std::map<std::string, std::vector<protocols::TopicPartition>> by_client;
+      std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
       for (const auto& seed : seeds) {
         member(seed.join.client_id).start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
         by_client[seed.join.client_id] = seed.assignment.partitions;
+        by_member[seed.member_id] = seed.assignment.partitions;
       }
-      if (!seeds.empty()) member(seeds.front().join.client_id).remember_assignment(by_client);
+      if (!seeds.empty()) member(seeds.front().join.client_id).remember_assignment(by_client, by_member);
     }
     for (const auto& m : s_.members) {
       if (s_.initial_assignment && m.start == Duration{0}) continue;

@@ -1,5 +1,6 @@
 #include "protocols/assignors/assignor.hpp"
 
+#include "protocols/assignors/connect.hpp"
 #include "protocols/assignors/cooperative_sticky.hpp"
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
@@ -57,6 +58,7 @@ std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {
   if (name == "roundrobin") return std::make_unique<RoundRobinAssignor>();
   if (name == "sticky") return std::make_unique<StickyAssignor>();
   if (name == "cooperative-sticky") return std::make_unique<CooperativeStickyAssignor>();
+  if (name == "connect") return std::make_unique<connect::ConnectAssignor>();
   return nullptr;
 }
 

@@ -131,6 +131,18 @@ void IncrementalCooperativeAssignor::assign_tasks(std::vector<WorkerLoad>& loads
   deal(loads, tasks, &Work::tasks);
 }
 
+void IncrementalCooperativeAssignor::remember(const std::vector<WorkerLoad>& loads, int generation) {
+  previous_connectors_.clear();
+  previous_tasks_.clear();
+  previous_members_.clear();
+  for (const auto& l : loads) {
+    previous_connectors_.insert(l.work.connectors.begin(), l.work.connectors.end());
+    previous_tasks_.insert(l.work.tasks.begin(), l.work.tasks.end());
+    previous_members_.insert(l.worker);
+  }
+  previous_generation_ = generation;
+}
+
 void IncrementalCooperativeAssignor::reset_delay() {
   candidates_.clear();
   scheduled_rebalance_ = 0;
@@ -322,6 +334,42 @@ ClusterAssignment IncrementalCooperativeAssignor::assign(const Work& configured,
   previous_generation_ = generation;
   previous_members_.clear();
   for (const auto& m : members) previous_members_.insert(m.worker);
+  return out;
+}
+
+Work split_work(const std::vector<TopicPartition>& resources) {
+  Work w;
+  for (const auto& r : resources) (is_connector_instance(r) ? w.connectors : w.tasks).push_back(r);
+  return w;
+}
+
+Work configured_work(const GroupSnapshot& group) {
+  std::set<std::string> subscribed;
+  for (const auto& m : group.members) subscribed.insert(m.topics.begin(), m.topics.end());
+  std::vector<TopicPartition> all;
+  for (const auto& [topic, count] : group.topics)
+    if (subscribed.count(topic) != 0)
+      for (int p = 0; p < count; ++p) all.push_back(TopicPartition{topic, p});
+  return split_work(all);
+}
+
+std::vector<WorkerLoad> worker_loads(const GroupSnapshot& group) {
+  std::vector<WorkerLoad> out;
+  for (const auto& m : group.members) out.push_back(WorkerLoad{m.member_id, split_work(m.owned)});
+  return out;
+}
+
+GroupAssignment ConnectAssignor::assign(const GroupSnapshot& group) const {
+  IncrementalCooperativeAssignor fresh(max_delay_);
+  const ClusterAssignment r = fresh.assign(configured_work(group), -1, 0, worker_loads(group), 0);
+  GroupAssignment out;
+  for (const auto& m : group.members) {
+    auto& list = out[m.member_id];
+    const Work& w = r.all.at(m.member_id);
+    list = w.connectors;
+    list.insert(list.end(), w.tasks.begin(), w.tasks.end());
+    std::sort(list.begin(), list.end());
+  }
   return out;
 }
 

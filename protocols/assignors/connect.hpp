@@ -12,6 +12,7 @@
 // scenario's partitions are all "tasks").
 #pragma once
 
+#include "protocols/assignors/assignor.hpp"
 #include "protocols/topic_partition.hpp"
 
 #include <cstdint>
@@ -69,6 +70,10 @@ class IncrementalCooperativeAssignor {
   // or adds it to `to_reassign`; maintains the delay.
   void handle_lost(const Work& lost, Work& to_reassign, std::vector<WorkerLoad>& loads, std::int64_t now_ms);
   void set_previous_members(std::set<std::string> members) { previous_members_ = std::move(members); }
+  // A leader that knows the group's assignment without having computed it
+  // (a group that starts stable): as if it had assigned `loads` in
+  // `generation`.
+  void remember(const std::vector<WorkerLoad>& loads, int generation);
   // assignConnectors / assignTasks: round robin over the least-loaded
   // workers, sorted by (count, worker id). Sorts `loads`.
   static void assign_connectors(std::vector<WorkerLoad>& loads, const std::vector<TopicPartition>& connectors);
@@ -87,6 +92,28 @@ class IncrementalCooperativeAssignor {
   int previous_generation_;
   std::set<std::string> previous_members_;
   int successive_revoking_rounds_ = 0;
+};
+
+// Splits resources into Connect's two kinds: connector instances, and tasks
+// (every other resource, so a consumer group's partitions are all tasks).
+Work split_work(const std::vector<TopicPartition>& resources);
+// Every resource of the snapshot's subscribed topics.
+Work configured_work(const GroupSnapshot& group);
+// The members' current loads (what they own).
+std::vector<WorkerLoad> worker_loads(const GroupSnapshot& group);
+
+// The assignor as a pure function: what a new leader (a fresh instance, no
+// previous round) assigns for the snapshot. Each member's result is what it
+// runs after the round: what it keeps plus what it is newly given (load-
+// balancing revocations withheld, as Connect does).
+class ConnectAssignor final : public Assignor {
+ public:
+  explicit ConnectAssignor(std::int64_t max_delay_ms = 300000) : max_delay_(max_delay_ms) {}
+  std::string_view name() const override { return "connect"; }
+  GroupAssignment assign(const GroupSnapshot& group) const override;
+
+ private:
+  std::int64_t max_delay_;
 };
 
 }  // namespace rsim::protocols::connect

@@ -128,7 +128,7 @@ std::vector<std::pair<std::string, MemberAssignment>> IncrementalProtocol::compu
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (auto& [id, partitions] : target) {
     std::sort(partitions.begin(), partitions.end());
-    out.emplace_back(id, MemberAssignment{partitions, std::nullopt});
+    out.emplace_back(id, MemberAssignment{partitions, std::nullopt, {}});
   }
   return out;
 }

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
     Time) const {
   const GroupAssignment a = assignor.assign(snapshot_of(assignor, metadata, members));
   std::vector<std::pair<std::string, MemberAssignment>> out;
-  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt});
+  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt, {}});
   return out;
 }
 

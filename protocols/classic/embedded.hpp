@@ -6,9 +6,11 @@
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/assignors/connect.hpp"
 #include "protocols/classic/messages.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +30,12 @@ struct LeaderMemory {
   std::map<std::string, std::vector<TopicPartition>> previous;  // client id -> last assignment
   std::map<std::string, Departed> departed;                     // client id -> held partitions
   std::optional<Time> last_moves;  // incremental: when the last round of moves was started
+  // connect: Connect's assignor instance with its previous round, created at
+  // the first assignment this process computes.
+  std::shared_ptr<connect::IncrementalCooperativeAssignor> connect;
+  std::map<std::string, std::vector<TopicPartition>> started_with;  // member id -> load, a group that starts stable
+  int generation = -1;                 // the generation being assigned
+  int last_completed_generation = -1;  // the last generation whose assignment this process received
 };
 
 struct AssignmentOutcome {
@@ -132,6 +140,25 @@ class IncrementalProtocol final : public DeferredProtocol {
  private:
   int max_moves_;
   Duration interval_;
+};
+
+// Kafka Connect as shipped (KIP-415): the leader runs Connect's
+// IncrementalCooperativeAssignor, whose memory lives in the leader process (a
+// new leader starts afresh). Lost work waits for the delay even when its
+// worker is back; successive revoking rounds back off. Members rejoin after a
+// revocation and when the delay their assignment carries expires.
+class ConnectProtocol final : public CooperativeProtocol {
+ public:
+  explicit ConnectProtocol(Duration max_delay) : max_delay_(max_delay) {}
+  std::string_view name() const override { return "connect"; }
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members,
+                                                               LeaderMemory& memory, Time now) const override;
+  AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
+                                  const MemberAssignment& assignment) const override;
+
+ private:
+  Duration max_delay_;
 };
 
 // Whether the assignor keeps the member's last assignment in its

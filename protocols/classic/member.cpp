@@ -102,6 +102,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   std::sort(owned.begin(), owned.end());
   owned_ = std::move(owned);
   last_assignment_ = owned_;
+  leader_memory_.last_completed_generation = generation;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}});
   emit("assigned", {{"generation", generation_}, {"resources", to_strings(owned_)}});
@@ -450,6 +451,7 @@ void ClassicMember::send_sync() {
   if (member_id_ == leader_ && !joined_members_.empty()) {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
+    leader_memory_.generation = generation_;
     req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_, leader_memory_, ctx_.kernel.now());
     assigned_metadata_.clear();
     for (const auto& m : joined_members_)
@@ -491,6 +493,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   }
   AssignmentOutcome outcome = ctx_.protocol.on_assignment(owned_, r.assignment);
   last_assignment_ = r.assignment.partitions;
+  leader_memory_.last_completed_generation = generation_;
   if (r.assignment.scheduled_rebalance) {
     // ScheduledRebalanceTimeout: rejoin when the leader's delay expires.
     emit("scheduled-rebalance", {{"in_us", r.assignment.scheduled_rebalance->count()}});

@@ -81,8 +81,10 @@ class ClassicMember {
                     std::vector<TopicPartition> owned);
 
   // The leader of a group that starts stable knows the assignment it starts with.
-  void remember_assignment(std::map<std::string, std::vector<TopicPartition>> by_client) {
+  void remember_assignment(std::map<std::string, std::vector<TopicPartition>> by_client,
+                           std::map<std::string, std::vector<TopicPartition>> by_member) {
     leader_memory_.previous = std::move(by_client);
+    leader_memory_.started_with = std::move(by_member);
   }
 
   NodeId node() const { return node_; }

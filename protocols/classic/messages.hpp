@@ -47,6 +47,8 @@ struct MemberAssignment {
   std::vector<TopicPartition> partitions;
   // ScheduledRebalanceTimeout (deferred designs): rejoin after this long.
   std::optional<Duration> scheduled_rebalance;
+  // Connect: what the leader revokes, listed explicitly.
+  std::vector<TopicPartition> revoked;
 };
 
 struct JoinGroupRequest {

@@ -175,8 +175,9 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
         "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,time-to-stable,"
         "lag.peak,moves,revocations,protocol-bytes,final-generation,invariants");
   // Every protocol this version runs, each with its default assignor.
-  CHECK(order.size() == 4);
+  CHECK(order.size() == 5);
   CHECK(rows.count("incremental/cooperative-sticky") == 1);
+  CHECK(rows.count("connect/connect") == 1);
   REQUIRE(rows.count("eager/range") == 1);
   REQUIRE(rows.count("cooperative/cooperative-sticky") == 1);
   REQUIRE(rows.count("deferred/cooperative-sticky") == 1);
