@@ -381,11 +381,13 @@ void Loader::topology(const YAML::Node& n) {
 void Loader::connectors(const YAML::Node& n) {
   need_sequence(n, "connectors");
   for (const auto& item : n) {
-    const auto e = entries(item, "a connector", {"name", "tasks"});
+    const auto e = entries(item, "a connector", {"name", "tasks", "revoke-cost", "assign-cost"});
     Connector c;
     c.mark = mark_of(item);
     c.name = identifier(require(e, item, "name", "a connector"), "connector name");
     c.tasks = static_cast<int>(integer(require(e, item, "tasks", "a connector"), "tasks", 0, kMaxPartitions));
+    if (auto* v = find(e, "revoke-cost")) c.revoke_cost = duration(*v, "revoke cost");
+    if (auto* v = find(e, "assign-cost")) c.assign_cost = duration(*v, "assign cost");
     for (const auto& other : s_.connectors)
       if (other.name == c.name) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
     s_.connectors.push_back(c);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <memory>
@@ -44,8 +45,6 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
   if (!protocols::accepts(*p, assignor))
     throw InputError(s.file, s.assignor_mark, fmt::format("the {} protocol does not run assignor '{}'; it takes {}", protocol, assignor, protocols::accepted_assignors(*p)));
-  if (!s.connectors.empty())
-    throw InputError(s.file, s.connectors.front().mark, "Connect scenarios (connectors:) are not simulated by this version yet");
   if (!s.subtopologies.empty())
     throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
   for (const auto& ev : s.events) {
@@ -55,14 +54,34 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
   }
 }
 
-// Names the loader already checked are TOPIC-N.
-std::vector<protocols::TopicPartition> parse_partitions(const std::vector<std::string>& names) {
+// Resources by the names the loader already checked: TOPIC-N, CONNECTOR or
+// CONNECTOR/N (see Topic::connector for how connectors are resources).
+std::vector<protocols::TopicPartition> parse_resources(const Scenario& s, const std::vector<std::string>& names) {
   std::vector<protocols::TopicPartition> out;
   for (const auto& n : names) {
-    const auto dash = n.rfind('-');
-    out.push_back({n.substr(0, dash), static_cast<int>(*parse_integer(n.substr(dash + 1)))});
+    if (const auto slash = n.rfind('/'); slash != std::string::npos) {
+      out.push_back({protocols::Topic::connector(n.substr(0, slash)), static_cast<int>(*parse_integer(n.substr(slash + 1))) + 1});
+    } else if (std::any_of(s.connectors.begin(), s.connectors.end(), [&](const Connector& c) { return c.name == n; })) {
+      out.push_back({protocols::Topic::connector(n), 0});
+    } else {
+      const auto dash = n.rfind('-');
+      out.push_back({n.substr(0, dash), static_cast<int>(*parse_integer(n.substr(dash + 1)))});
+    }
   }
   return out;
+}
+
+// What a member runs: its subscription; in a Connect scenario, a worker
+// without one runs any connector and task.
+std::vector<std::string> resources_of(const Scenario& s, const std::vector<std::string>& subscribe) {
+  if (!subscribe.empty() || s.connectors.empty()) return subscribe;
+  std::vector<std::string> all;
+  for (const auto& c : s.connectors) all.push_back(protocols::Topic::connector(c.name).name());
+  return all;
+}
+
+std::string resource_name(const std::string& topic, int partition) {
+  return protocols::to_string(protocols::TopicPartition{topic, partition});
 }
 
 class GroupRun {
@@ -78,6 +97,7 @@ class GroupRun {
     directory_.node = network_.add_node("coordinator");
     directory_.bootstrap = network_.add_node("bootstrap");
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
+    for (const auto& c : s.connectors) metadata_[protocols::Topic::connector(c.name).name()] = c.tasks + 1;
     if (protocol_name_ == "cooperative") {
       embedded_ = std::make_unique<cl::CooperativeProtocol>();
     } else if (protocol_name_ == "deferred") {
@@ -103,7 +123,7 @@ class GroupRun {
   }
 
   RunResult run(std::uint64_t seed, const std::string& assignor_name) {
-    for (const auto& m : s_.members) subscribed(m.subscribe);  // the initial resources
+    for (const auto& m : s_.members) subscribed(resources_of(s_, m.subscribe));  // the initial resources
     started_ = true;
     emit_config();
     start_members();
@@ -116,7 +136,12 @@ class GroupRun {
     r.end = kernel_.now();
     for (const auto& t : s_.topics)
       if (group_topics_.count(t.name) != 0)
-        for (int p = 0; p < metadata_.at(t.name); ++p) r.resources.push_back(partition_name(t.name, p));
+        for (int p = 0; p < metadata_.at(t.name); ++p) r.resources.push_back(resource_name(t.name, p));
+    for (const auto& c : s_.connectors) {
+      const std::string topic = protocols::Topic::connector(c.name).name();
+      if (group_topics_.count(topic) != 0)
+        for (int p = 0; p <= c.tasks; ++p) r.resources.push_back(resource_name(topic, p));
+    }
     r.network = network_.stats();
     r.events_executed = kernel_.executed();
     r.trace = std::move(trace_);
@@ -129,16 +154,24 @@ class GroupRun {
     cl::MemberConfig c;
     c.client_id = spec.id;
     c.instance_id = spec.instance_id;
-    c.topics = spec.subscribe;
+    c.topics = resources_of(s_, spec.subscribe);
     c.session_timeout = config_millis(s_, "session.timeout.ms");
     c.heartbeat_interval = config_millis(s_, "heartbeat.interval.ms");
-    c.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
-    c.max_poll_interval = config_millis(s_, "max.poll.interval.ms");
+    // A Connect worker's rebalance timeout (rebalance.timeout.ms) is also
+    // its poll deadline; it has no max.poll.interval.ms.
+    const char* deadline = s_.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms";
+    c.rebalance_timeout = config_millis(s_, deadline);
+    c.max_poll_interval = config_millis(s_, deadline);
     c.metadata_max_age = config_millis(s_, "metadata.max.age.ms");
     c.request_timeout = config_millis(s_, "request.timeout.ms");
     c.retry_backoff = config_millis(s_, "retry.backoff.ms");
     c.revoke_cost = s_.costs.revoke;
     c.assign_cost = s_.costs.assign;
+    for (const auto& con : s_.connectors) {
+      const std::string topic = protocols::Topic::connector(con.name).name();
+      if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;
+      if (con.assign_cost) c.assign_cost_of_topic[topic] = *con.assign_cost;
+    }
     cl::MemberContext ctx{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_};
     members_.emplace(spec.id, std::make_unique<cl::ClassicMember>(ctx, c));
     order_.push_back(spec.id);
@@ -160,13 +193,13 @@ class GroupRun {
         cl::SeedMember seed;
         seed.member_id = fmt::format("{}-0", m.id);
         auto it = s_.initial_assignment->find(m.id);
-        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_partitions(it->second);
+        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_resources(s_, it->second);
         seed.join.client_id = m.id;
         seed.join.instance_id = m.instance_id;
         seed.join.session_timeout = config_millis(s_, "session.timeout.ms");
-        seed.join.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
-        seed.join.subscription =
-            embedded_->subscription(*assignor_, m.subscribe, seed.assignment.partitions, seed.assignment.partitions, 1);
+        seed.join.rebalance_timeout = config_millis(s_, s_.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms");
+        seed.join.subscription = embedded_->subscription(*assignor_, resources_of(s_, m.subscribe),
+                                                         seed.assignment.partitions, seed.assignment.partitions, 1);
         seeds.push_back(seed);
       }
       coordinator_->seed_stable(1, seeds);
@@ -241,7 +274,7 @@ class GroupRun {
     for (const auto& t : topics) {
       if (!group_topics_.insert(t).second || !started_) continue;
       std::vector<std::string> added;
-      for (int p = 0; p < metadata_.at(t); ++p) added.push_back(partition_name(t, p));
+      for (int p = 0; p < metadata_.at(t); ++p) added.push_back(resource_name(t, p));
       trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", t}, {"resources", added}});
     }
   }
@@ -265,7 +298,7 @@ class GroupRun {
           using A = std::decay_t<decltype(a)>;
           if constexpr (std::is_same_v<A, Join>) {
             disruption("join", a.member.id);
-            subscribed(a.member.subscribe);
+            subscribed(resources_of(s_, a.member.subscribe));
             member(a.member.id).start();
           } else if constexpr (std::is_same_v<A, Leave>) {
             disruption("leave", a.member);
@@ -303,7 +336,7 @@ class GroupRun {
               offset += a.interval;
             }
           } else if constexpr (std::is_same_v<A, ScaleOut>) {
-            subscribed(a.subscribe);
+            subscribed(resources_of(s_, a.subscribe));
             for (const auto& id : a.ids) {
               disruption("join", id);
               member(id).start();

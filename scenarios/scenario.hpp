@@ -47,6 +47,10 @@ struct Subtopology {
 struct Connector {
   std::string name;
   int tasks = 0;
+  // Per resource of this connector (the connector and each task), instead of
+  // the scenario's costs: a connector whose tasks take long to stop.
+  std::optional<Duration> revoke_cost;
+  std::optional<Duration> assign_cost;
   Mark mark;
 };
 

@@ -70,6 +70,16 @@ void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*m
       request_bytes);
 }
 
+Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
+                    const std::map<std::string, Duration>& of_topic) {
+  Duration sum{0};
+  for (const auto& r : resources) {
+    auto it = of_topic.find(r.topic.name());
+    sum += it == of_topic.end() ? each : it->second;
+  }
+  return sum;
+}
+
 // ------------------------------------------------------------------ lifecycle
 
 void ClassicMember::start() {
@@ -347,7 +357,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   init_timer_.cancel();
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
-  const Duration cost = config_.revoke_cost * static_cast<std::int64_t>(partitions.size());
+  const Duration cost = total_cost(partitions, config_.revoke_cost, config_.revoke_cost_of_topic);
   auto done = [this, partitions, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
@@ -508,7 +518,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
-    const Duration cost = config_.assign_cost * static_cast<std::int64_t>(outcome.add.size());
+    const Duration cost = total_cost(outcome.add, config_.assign_cost, config_.assign_cost_of_topic);
     auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
     if (outcome.add.empty()) {
       // nothing to initialise

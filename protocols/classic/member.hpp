@@ -38,7 +38,15 @@ struct MemberConfig {
   Duration metadata_max_age = 300s;   // metadata.max.age.ms
   Duration revoke_cost{0};  // per revoked resource: commit, flush
   Duration assign_cost{0};  // per assigned resource: init
+  // Per resource of these topics (a Connect scenario's connectors), instead.
+  std::map<std::string, Duration> revoke_cost_of_topic;
+  std::map<std::string, Duration> assign_cost_of_topic;
 };
+
+// The sequential cost of handling `resources`: `each` per resource, or its
+// topic's own cost.
+Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
+                    const std::map<std::string, Duration>& of_topic);
 
 // Where the group's coordinator is. The runner replaces `coordinator` and
 // restarts `node` on a failover; `available` is false while it moves.

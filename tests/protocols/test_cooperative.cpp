@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "sim/random.hpp"
@@ -265,6 +266,53 @@ events:
         "41.007s coordinator generation g3\n"
         "41.010s A assigned [T-4]\n"
         "41.010s B assigned [T-5]\n");
+}
+
+// Seed 1's heavy and light connectors (scenarios/seed/heavy-light-
+// connectors.yaml): each heavy resource takes 15 s to stop, each light one
+// 10 ms; W3 joins at 30 s and the group's first rebalance forms at 33.003 s.
+// Eager: W1 stops everything (3 x 15 s + 2 x 10 ms) before it rejoins, so
+// every light task is down 45.024 s, the whole stop. Cooperative: light/1
+// (W1) and light/3 (W2) move in the same round as heavy/3 (W2); the
+// follow-up waits for W2 to stop heavy/3, so both light tasks are down
+// 15.014 s (33.006 s to 48.020 s). Incremental, one move per round: heavy/3
+// moves alone (33.006 s to 48.010 s); light/1 is revoked at 48.010 s and
+// running on W3 at 51.016 s: 3.006 s, only its own stop and the follow-up's
+// join round. Connect balances connectors and tasks separately and moves
+// two heavy tasks: no light task stops.
+TEST_CASE("heavy and light connectors: incremental resolution decouples the light connector from the heavy one") {
+  const auto s = scenario::load_file(std::string(RSIM_SOURCE_DIR) + "/scenarios/seed/heavy-light-connectors.yaml");
+  auto light = [&](const char* protocol, const char* assignor) {
+    scenario::RunOptions o;
+    o.protocol = protocol;
+    o.assignor = assignor;
+    const auto r = scenario::run(s, o);
+    const auto m = metrics::summarize(s, r);
+    CHECK_FALSE(m.violation);
+    std::map<std::string, Duration> out;
+    for (const char* task : {"light", "light/0", "light/1", "light/2", "light/3"}) out[task] = m.downtime_by_resource.at(task);
+    return out;
+  };
+  const auto eager = light("eager", "range");
+  for (const auto& [task, down] : eager) CHECK(down == Duration{45'024'000});
+  const auto coop = light("cooperative", "cooperative-sticky");
+  CHECK(coop.at("light/1") == Duration{15'014'000});
+  CHECK(coop.at("light/3") == Duration{15'014'000});
+  CHECK(coop.at("light") == Duration{0});
+  CHECK(coop.at("light/0") == Duration{0});
+  CHECK(coop.at("light/2") == Duration{0});
+  const auto incr = light("incremental", "cooperative-sticky");
+  CHECK(incr.at("light/1") == Duration{3'006'000});
+  CHECK(incr.at("light/3") == Duration{3'006'000});
+  CHECK(incr.at("light/0") == Duration{0});
+  for (const auto& [task, down] : light("connect", "connect")) CHECK(down == Duration{0});
+  // The bundled run (incremental): three moves, one per round, nothing
+  // stops the world, the heavy task alone waits 15 s.
+  const auto x = testing::run_loaded(s, 1);
+  CHECK(x.m.moves == 3);
+  CHECK(x.m.stop_the_world == Duration{0});
+  CHECK(x.m.downtime_by_resource.at("heavy/3") == Duration{15'004'000});
+  CHECK(x.m.final_assignment.at("W3") == std::vector<std::string>{"heavy/3", "light/1", "light/3"});
 }
 
 // Seed 1, Incremental Resolution, scenarios/seed/incremental-scale-out.yaml:
