@@ -33,6 +33,7 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
     LeaderMemory& memory, Time now) const {
   std::set<std::string> present;
   for (const auto& m : members) present.insert(m.subscription.client_id);
+  reconstruct(metadata, members, memory, now);
   // Members that were in the last assignment and are gone now departed.
   for (const auto& [client, partitions] : memory.previous)
     if (present.count(client) == 0 && memory.departed.count(client) == 0 && !partitions.empty())
@@ -45,6 +46,16 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
     if (back == memory.departed.end()) continue;
     returning[back->first] = back->second.partitions;
     memory.departed.erase(back);
+  }
+  // Work held since before this leader goes to the first member new to it
+  // that owns nothing: most likely its owner, back (seed 1's heuristic).
+  if (auto unknown = memory.departed.find(std::string(kUnknownDeparted)); unknown != memory.departed.end()) {
+    for (const auto& m : members) {
+      if (memory.previous.count(m.subscription.client_id) != 0 || !m.subscription.owned.empty()) continue;
+      returning[m.subscription.client_id] = unknown->second.partitions;
+      memory.departed.erase(unknown);
+      break;
+    }
   }
   std::set<TopicPartition> held;
   std::optional<Time> next_deadline;
@@ -88,6 +99,34 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
     memory.previous[client_of[member_id]] = parts;
   }
   return out;
+}
+
+// Seed 1: a leader new to the group has no memory of the last assignment and
+// must reconstruct what it can from the subscriptions. What members own is
+// the last assignment as far as anyone knows. Partitions nobody owns, in a
+// group that owns something, were probably held by a member that is gone
+// (perhaps the old leader): if some member owns nothing it is taken for that
+// member coming back (the seed's heuristic) and the assignor gives them out;
+// otherwise they are held for the delay, as a departed member's.
+void DeferredProtocol::reconstruct(const Metadata& metadata, const std::vector<JoinedMember>& members,
+                                   LeaderMemory& memory, Time now) const {
+  if (!memory.previous.empty() || !memory.departed.empty()) return;  // not new, or nothing to go on
+  std::set<TopicPartition> owned, all;
+  bool someone_empty = false;
+  for (const auto& m : members) {
+    owned.insert(m.subscription.owned.begin(), m.subscription.owned.end());
+    someone_empty |= m.subscription.owned.empty();
+    for (const auto& t : m.subscription.topics)
+      if (auto it = metadata.find(t); it != metadata.end())
+        for (int p = 0; p < it->second; ++p) all.insert(TopicPartition{t, p});
+  }
+  if (owned.empty()) return;  // a new group: nothing to reconstruct
+  for (const auto& m : members) memory.previous[m.subscription.client_id] = m.subscription.owned;
+  std::vector<TopicPartition> unowned;
+  for (const auto& tp : all)
+    if (owned.count(tp) == 0) unowned.push_back(tp);
+  if (!unowned.empty() && !someone_empty)
+    memory.departed[std::string(kUnknownDeparted)] = LeaderMemory::Departed{unowned, now + max_delay_};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::compute(

@@ -111,6 +111,10 @@ class DeferredProtocol : public CooperativeProtocol {
                                                                LeaderMemory& memory, Time now) const override;
 
  protected:
+  // A client id no member has: work a new leader found unowned and holds.
+  static constexpr std::string_view kUnknownDeparted = "(gone before this leader)";
+  void reconstruct(const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderMemory& memory,
+                   Time now) const;
   // The assignment of what is not held, and when the leader wants the next
   // round (unset: no need). Deferred: the cooperative assignor's.
   virtual std::vector<std::pair<std::string, MemberAssignment>> compute(const Assignor& assignor, const Metadata& metadata,
