@@ -154,7 +154,12 @@ StickyResult constrained(const Input& in) {
   enum : char { kFree = 0, kAssigned = 1, kRevoked = 2, kMultiple = 4 };
   std::vector<char> state(ids.size(), kFree);
   for (const auto& tp : in.multiple_owners) state[ids.id(tp)] |= kMultiple;
+  // Whether any partition is kept, and whether any is taken from its owner.
+  bool any_kept = false;
+  bool any_taken_away = !in.multiple_owners.empty();
   auto mark = [&](char flag, Partitions::const_iterator from, Partitions::const_iterator to) {
+    if (from == to) return;
+    (flag == kAssigned ? any_kept : any_taken_away) = true;
     for (auto it = from; it != to; ++it) state[ids.id(*it)] |= flag;
   };
   // Members by position in the HashMap order (in.consumers).
@@ -223,13 +228,31 @@ StickyResult constrained(const Input& in) {
   // member under minQuota reaches it before the partitions run out (kept +
   // needed <= P), and reaches it in pass need-1, so exactly_min grows by
   // them ordered by (need, id).
+  // When nobody keeps anything (a fresh group) the unassigned partitions are
+  // all of them, and the one at a position is computed instead of read: the
+  // deal reads each member's positions with a stride of the pass size, which
+  // costs a cache miss per partition when they come from a list.
+  // (Only when nothing is taken from an owner either: those partitions are
+  // recorded as transferring as they are dealt.)
+  const bool all_unassigned = !any_kept && !any_taken_away;
   Partitions unassigned;
-  unassigned.reserve(ids.size());
-  {
+  if (!all_unassigned) {
+    unassigned.reserve(ids.size());
     std::size_t id = 0;
     for (const auto& [topic, count] : in.partitions_per_topic)
       for (int p = 0; p < count; ++p, ++id)
         if ((state[id] & kAssigned) == 0) unassigned.push_back(TopicPartition{topic, p});
+  }
+  const std::size_t unassigned_count = all_unassigned ? ids.size() : unassigned.size();
+  // Topics with their first position, for the computed case.
+  std::vector<std::pair<Topic, std::size_t>> topic_starts;
+  if (all_unassigned) {
+    std::size_t first = 0;
+    for (const auto& [topic, count] : in.partitions_per_topic) {
+      topic_starts.emplace_back(topic, first);
+      first += static_cast<std::size_t>(count);
+    }
+    topic_starts.emplace_back(Topic(), first);  // sentinel: the end
   }
   std::vector<std::size_t> needs(in.consumers.size(), 0);
   for (std::uint32_t c : under_min) needs[c] = static_cast<std::size_t>(min_quota) - assignment[c].size();
@@ -246,29 +269,62 @@ StickyResult constrained(const Input& in) {
     for (std::size_t r = passes; r-- > 0;) pass_size[r] = (size += with_need[r + 1]);
     for (std::size_t r = 0; r < passes; ++r) start[r + 1] = start[r] + pass_size[r];
   }
-  assert(start[passes] <= unassigned.size());
+  assert(start[passes] <= unassigned_count);
 
-  const bool any_taken_away = std::any_of(state.begin(), state.end(), [](char f) { return (f & (kRevoked | kMultiple)) != 0; });
-  // Reading `unassigned` at each member's positions (strided) measured
-  // faster than computing the partition from its position.
   auto take = [&](std::uint32_t c, std::size_t pos) {
     const TopicPartition& tp = unassigned[pos];
     assignment[c].push_back(tp);
     if (any_taken_away && (state[ids.id(tp)] & (kRevoked | kMultiple)) != 0) transferring[tp] = *in.consumers[c];
   };
   std::vector<std::size_t> before(passes, 0);  // members of pass r dealt so far
-  for (std::uint32_t c : under_min) {
-    for (std::size_t r = 0; r < needs[c]; ++r) take(c, start[r] + before[r]++);
+  const bool equal_needs =
+      std::all_of(under_min.begin(), under_min.end(), [&](std::uint32_t c) { return needs[c] == needs[under_min[0]]; });
+  if (all_unassigned && equal_needs) {
+    // The fresh group: every pass is every member, so the k-th member in id
+    // order takes positions k, k + n, k + 2n, ...
+    const std::size_t stride = under_min.size();
+    for (std::size_t k = 0; k < under_min.size(); ++k) {
+      const std::uint32_t c = under_min[k];
+      Partitions& mine = assignment[c];
+      std::size_t t = 0;
+      for (std::size_t r = 0, pos = k; r < needs[c]; ++r, pos += stride) {
+        while (topic_starts[t + 1].second <= pos) ++t;
+        mine.push_back(TopicPartition{topic_starts[t].first, static_cast<int>(pos - topic_starts[t].second)});
+      }
+    }
+  } else if (all_unassigned) {
+    // A member's positions grow with the pass, so one topic cursor per member
+    // walks forward. Nothing is taken from anyone: no transfers.
+    for (std::uint32_t c : under_min) {
+      Partitions& mine = assignment[c];
+      std::size_t t = 0;
+      for (std::size_t r = 0; r < needs[c]; ++r) {
+        const std::size_t pos = start[r] + before[r]++;
+        while (topic_starts[t + 1].second <= pos) ++t;
+        mine.push_back(TopicPartition{topic_starts[t].first, static_cast<int>(pos - topic_starts[t].second)});
+      }
+    }
+  } else {
+    for (std::uint32_t c : under_min) {
+      for (std::size_t r = 0; r < needs[c]; ++r) take(c, start[r] + before[r]++);
+    }
   }
   std::stable_sort(under_min.begin(), under_min.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return needs[a] < needs[b]; });
   exactly_min.insert(exactly_min.end(), under_min.begin(), under_min.end());
   std::size_t next = start[passes];
   for (std::uint32_t c : exactly_min) {
-    if (next == unassigned.size()) break;
-    take(c, next++);
+    if (next == unassigned_count) break;
+    if (all_unassigned) {
+      std::size_t t = 0;
+      while (topic_starts[t + 1].second <= next) ++t;
+      assignment[c].push_back(TopicPartition{topic_starts[t].first, static_cast<int>(next - topic_starts[t].second)});
+      ++next;
+    } else {
+      take(c, next++);
+    }
   }
-  assert(next == unassigned.size() && "no more unfilled consumers to be assigned");
+  assert(next == unassigned_count && "no more unfilled consumers to be assigned");
   for (std::uint32_t c : by_id) out.assignment.emplace_hint(out.assignment.end(), *in.consumers[c], std::move(assignment[c]));
   return out;
 }

@@ -70,4 +70,27 @@ TEST_CASE("roundrobin deals partitions of all topics in name order, skipping non
   CHECK(a.at("c1") == std::vector<TP>{{"x", 0}, {"x", 1}, {"x", 2}, {"y", 1}});
   CHECK(a.at("c2") == std::vector<TP>{{"y", 0}});
 }
+
+// Two members of one generation claim t0-0: neither keeps it (Kafka's
+// partitionsWithMultiplePreviousOwners), so nothing is kept at all and the
+// deal gives t0-0 to a (HashMap order) and t0-1 to b. Cooperative-sticky
+// withholds t0-0 from a this round: a partition with two previous owners
+// counts as transferring ownership, even though nobody keeps anything.
+TEST_CASE("cooperative-sticky withholds a doubly claimed partition even when nothing else is kept") {
+  protocols::GroupSnapshot g;
+  g.topics = {{"t0", 2}};
+  using TP = protocols::TopicPartition;
+  g.members = {{"a", std::nullopt, std::nullopt, {"t0"}, {TP{"t0", 0}}, 1},
+               {"b", std::nullopt, std::nullopt, {"t0"}, {TP{"t0", 0}}, 1},
+               {"c", std::nullopt, std::nullopt, {"t0"}, {}, -1},
+               {"d", std::nullopt, std::nullopt, {"t0"}, {}, -1}};
+  const auto sticky = protocols::make_classic_assignor("sticky")->assign(g);
+  CHECK(sticky.at("a") == std::vector<TP>{{"t0", 0}});
+  CHECK(sticky.at("b") == std::vector<TP>{{"t0", 1}});
+  const auto coop = protocols::make_classic_assignor("cooperative-sticky")->assign(g);
+  CHECK(coop.at("a").empty());
+  CHECK(coop.at("b") == std::vector<TP>{{"t0", 1}});
+  CHECK(coop.at("c").empty());
+  CHECK(coop.at("d").empty());
+}
 }

@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   // otherwise glibc hands the heap top back to the kernel after every
   // iteration and each run pays page faults for memory the previous one freed.
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<std::string> what;
   for (int i = 1; i < argc; ++i) what.emplace_back(argv[i]);
   if (what.empty()) what = {"kernel", "assignors"};
