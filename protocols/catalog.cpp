@@ -22,8 +22,8 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"sticky", Family::Classic, true, "client-side StickyAssignor (eager)"},
       {"cooperative-sticky", Family::Classic, true, "client-side CooperativeStickyAssignor"},
       {"connect", Family::Classic, true, "Kafka Connect's IncrementalCooperativeAssignor (leader-side, stateful)"},
-      {"uniform", Family::Consumer, false, "broker-side UniformAssignor"},
-      {"range", Family::Consumer, false, "broker-side RangeAssignor"},
+      {"uniform", Family::Consumer, true, "broker-side UniformAssignor"},
+      {"range", Family::Consumer, true, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, false, "broker-side StickyTaskAssignor"},
   };
   return kAssignors;

@@ -31,6 +31,9 @@ struct GroupSnapshot {
   std::map<std::string, std::vector<std::vector<std::string>>> partition_racks;
   // Kafka's AbstractPartitionAssignor.preferRackAwareLogic (a test hook).
   bool prefer_rack_aware = false;
+  // Broker-side assignors: the order the coordinator iterates subscribed
+  // topic ids (a Java HashSet of UUIDs); empty: the simulator's own order.
+  std::vector<std::string> topic_order;
 };
 
 // member id -> partitions; every member of the snapshot has an entry.

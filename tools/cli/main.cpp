@@ -2,6 +2,7 @@
 // invariant failed, 2 bad input or usage.
 #include "metrics/expect.hpp"
 #include "metrics/summary.hpp"
+#include "protocols/assignors/server.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
@@ -326,10 +327,17 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
     throw UsageError(fmt::format("assign: unknown {} assignor '{}'{}; one of: {}", protocols::family_name(family), assignor,
                                  scenario::did_you_mean(assignor, protocols::assignor_names(family)),
                                  fmt::join(protocols::assignor_names(family), ", ")));
-  if (!info->runnable || family != protocols::Family::Classic)
+  if (!info->runnable || family == protocols::Family::Streams)
     throw UsageError(fmt::format("assign: the {} assignor '{}' is not implemented by this version yet",
                                  protocols::family_name(family), assignor));
-  const auto result = protocols::make_classic_assignor(assignor)->assign(snapshot.group);
+  const auto implementation = family == protocols::Family::Consumer ? protocols::make_consumer_assignor(assignor)
+                                                                    : protocols::make_classic_assignor(assignor);
+  protocols::GroupAssignment result;
+  try {
+    result = implementation->assign(snapshot.group);
+  } catch (const protocols::AssignorError& e) {  // PartitionAssignorException: the snapshot is not assignable
+    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
+  }
   nlohmann::ordered_json members = nlohmann::ordered_json::object();
   for (const auto& m : snapshot.group.members) {
     nlohmann::ordered_json topics = nlohmann::ordered_json::object();
