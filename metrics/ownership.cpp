@@ -14,7 +14,7 @@ void Ownership::apply(const TraceEvent& ev) {
       auto& holders = owners_[r];
       for (const auto& h : holders) {
         if (h == ev.actor) continue;
-        if (removed_.count(h) != 0) {
+        if (standing_.removed(h)) {
           zombies_.push_back(Zombie{r, h, ev.actor, ev.at, std::nullopt});
         } else if (double_) {
           double_(ev.at, r, h, ev.actor);
@@ -29,10 +29,8 @@ void Ownership::apply(const TraceEvent& ev) {
     if (const auto* resources = ev.list("resources")) release(ev.at, ev.actor, *resources);
   } else if (ev.kind == "crash" || ev.kind == "stopped") {
     release_all(ev.at, ev.actor);
-  } else if (ev.kind == "member-removed" && ev.actor == "coordinator") {
-    if (const std::string* m = ev.text("member")) removed_.insert(*m);
-  } else if (ev.kind == "joined") {
-    removed_.erase(ev.actor);
+  } else {
+    standing_.apply(ev);
   }
 }
 

@@ -12,6 +12,7 @@
 // as Kafka engineers know it) rather than a broken invariant.
 #pragma once
 
+#include "metrics/standing.hpp"
 #include "sim/trace.hpp"
 
 #include <functional>
@@ -56,7 +57,7 @@ class Ownership {
 
   std::map<std::string, std::set<std::string>> owners_;      // resource -> members
   std::map<std::string, std::string> last_owner_;            // resource -> member
-  std::set<std::string> removed_;  // removed by the coordinator, not rejoined since
+  Standing standing_;
   std::vector<Zombie> zombies_;
   DoubleOwnership double_;
   Move move_;

@@ -1,5 +1,7 @@
 #include "metrics/processing.hpp"
 
+#include "metrics/standing.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -61,13 +63,8 @@ class Replay {
       if (ev.kind == "pause") paused_.insert(ev.actor);
       else paused_.erase(ev.actor);
       update_member(ev.actor);
-    } else if (ev.kind == "member-removed" && ev.actor == "coordinator") {
-      if (const std::string* m = ev.text("member")) {
-        removed_.insert(*m);
-        update_member(*m);
-      }
-    } else if (ev.kind == "joined") {
-      if (removed_.erase(ev.actor) != 0) update_member(ev.actor);
+    } else if (auto changed = standing_.apply(ev)) {
+      update_member(*changed);
     }
   }
 
@@ -114,7 +111,7 @@ class Replay {
     std::set<std::string> holders;  // members that have it initialised
   };
 
-  bool active(const std::string& member) const { return paused_.count(member) == 0 && removed_.count(member) == 0; }
+  bool active(const std::string& member) const { return paused_.count(member) == 0 && !standing_.removed(member); }
 
   void set_ready(const std::string& member, const std::string& r, bool ready) {
     auto it = state_.find(r);
@@ -171,7 +168,8 @@ class Replay {
   std::map<std::string, State> state_;
   std::size_t down_count_ = 0;
   std::map<std::string, std::set<std::string>> ready_;  // member -> resources it has initialised
-  std::set<std::string> paused_, removed_, alive_;
+  std::set<std::string> paused_, alive_;
+  Standing standing_;
   bool coordinator_stable_ = false;
   std::set<std::string> unsettled_;  // members joining or rejoining
   std::vector<std::size_t> open_;    // recoveries waiting for the group to settle

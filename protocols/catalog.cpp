@@ -9,7 +9,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
       {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval"},
       {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off"},
-      {"consumer", Family::Consumer, "uniform", false, "KIP-848 broker-side consumer protocol"},
+      {"consumer", Family::Consumer, "uniform", true, "KIP-848 broker-side consumer protocol: heartbeats, epochs, per-member reconciliation"},
       {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
   };
   return kProtocols;

@@ -3,6 +3,8 @@
 #include "protocols/catalog.hpp"
 #include "protocols/classic/coordinator.hpp"
 #include "protocols/classic/member.hpp"
+#include "protocols/consumer/member.hpp"
+#include "protocols/assignors/server.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/resources.hpp"
 #include "scenarios/values.hpp"
@@ -84,18 +86,56 @@ std::string resource_name(const std::string& topic, int partition) {
   return protocols::to_string(protocols::TopicPartition{topic, partition});
 }
 
+// What the runner does to a member process, whatever protocol it speaks.
+class Process {
+ public:
+  virtual ~Process() = default;
+  virtual void start() = 0;
+  virtual void crash() = 0;
+  virtual void leave(std::function<void()> on_stopped = {}) = 0;
+  virtual void pause(Duration length) = 0;
+  virtual void slow(Duration batch, Duration length) = 0;
+  virtual void subscribe(std::vector<std::string> topics) = 0;
+  virtual void coordinator_disconnected() = 0;
+  virtual NodeId node() const = 0;
+  virtual bool running() const = 0;
+};
+
+template <class Member>
+class ProcessOf final : public Process {
+ public:
+  template <class Ctx>
+  ProcessOf(Ctx ctx, cl::MemberConfig config) : m(ctx, std::move(config)) {}
+  void start() override { m.start(); }
+  void crash() override { m.crash(); }
+  void leave(std::function<void()> on_stopped) override { m.leave(std::move(on_stopped)); }
+  void pause(Duration length) override { m.pause(length); }
+  void slow(Duration batch, Duration length) override { m.slow(batch, length); }
+  void subscribe(std::vector<std::string> topics) override { m.subscribe(std::move(topics)); }
+  void coordinator_disconnected() override { m.coordinator_disconnected(); }
+  NodeId node() const override { return m.node(); }
+  bool running() const override { return m.running(); }
+  Member m;
+};
+
 class GroupRun {
  public:
   GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed)
       : s_(s),
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
-        coordinator_(make_coordinator()),
-        assignor_(protocols::make_classic_assignor(assignor)),
+        consumer_(protocol == "consumer"),
+        assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
         protocol_name_(std::move(protocol)) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
-    directory_.coordinator = coordinator_.get();
-    directory_.node = network_.add_node("coordinator");
-    directory_.bootstrap = network_.add_node("bootstrap");
+    if (consumer_) {
+      consumer_coordinator_ = make_consumer_coordinator();
+      consumer_directory_.coordinator = consumer_coordinator_.get();
+    } else {
+      coordinator_ = make_coordinator();
+      directory_.coordinator = coordinator_.get();
+    }
+    directory_.node = consumer_directory_.node = network_.add_node("coordinator");
+    directory_.bootstrap = consumer_directory_.bootstrap = network_.add_node("bootstrap");
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
     for (const auto& c : s.connectors) metadata_[protocols::Topic::connector(c.name).name()] = c.tasks + 1;
     if (protocol_name_ == "cooperative") {
@@ -172,12 +212,53 @@ class GroupRun {
       if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;
       if (con.assign_cost) c.assign_cost_of_topic[topic] = *con.assign_cost;
     }
-    cl::MemberContext ctx{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_};
-    members_.emplace(spec.id, std::make_unique<cl::ClassicMember>(ctx, c));
+    if (consumer_) {
+      c.session_timeout = config_millis(s_, "group.consumer.session.timeout.ms");
+      c.heartbeat_interval = config_millis(s_, "group.consumer.heartbeat.interval.ms");
+      auto p = std::make_unique<ProcessOf<protocols::consumer::ConsumerMember>>(
+          protocols::consumer::MemberContext{kernel_, network_, trace_, consumer_directory_}, c);
+      consumer_members_[spec.id] = &p->m;
+      members_.emplace(spec.id, std::move(p));
+    } else {
+      auto p = std::make_unique<ProcessOf<cl::ClassicMember>>(
+          cl::MemberContext{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_}, c);
+      classic_members_[spec.id] = &p->m;
+      members_.emplace(spec.id, std::move(p));
+    }
     order_.push_back(spec.id);
   }
 
-  cl::ClassicMember& member(const std::string& id) { return *members_.at(id); }
+  Process& member(const std::string& id) { return *members_.at(id); }
+
+  std::unique_ptr<protocols::consumer::ConsumerCoordinator> make_consumer_coordinator() {
+    return std::make_unique<protocols::consumer::ConsumerCoordinator>(
+        kernel_, trace_, metadata_, *assignor_,
+        protocols::consumer::CoordinatorConfig{config_millis(s_, "group.consumer.session.timeout.ms"),
+                                               config_millis(s_, "group.consumer.heartbeat.interval.ms")});
+  }
+
+  // KIP-848: the group starts at epoch 1 with every member owning its part.
+  void start_consumer_stable() {
+    std::vector<protocols::consumer::MemberView> seeds;
+    for (const auto& m : s_.members) {
+      if (m.start != Duration{0}) continue;
+      protocols::consumer::MemberView v;
+      v.member_id = fmt::format("{}-0", m.id);
+      v.client_id = m.id;
+      v.instance_id = m.instance_id;
+      v.topics = resources_of(s_, m.subscribe);
+      v.rebalance_timeout = config_millis(s_, "max.poll.interval.ms");
+      auto it = s_.initial_assignment->find(m.id);
+      if (it != s_.initial_assignment->end())
+        for (const auto& tp : parse_resources(s_, it->second)) v.assigned.insert(tp);
+      seeds.push_back(v);
+    }
+    consumer_coordinator_->continue_member_numbers(1);
+    consumer_coordinator_->seed_stable(seeds);
+    for (const auto& v : seeds)
+      consumer_members_.at(v.client_id)->start_stable(v.member_id, consumer_coordinator_->state().target_epoch,
+                                                      {v.assigned.begin(), v.assigned.end()});
+  }
 
   void emit_config() {
     trace_.emit(kTimeZero, "scenario", "run",
@@ -185,7 +266,9 @@ class GroupRun {
   }
 
   void start_members() {
-    if (s_.initial_assignment) {
+    if (s_.initial_assignment && consumer_) {
+      start_consumer_stable();
+    } else if (s_.initial_assignment) {
       // The group is Stable at generation 1 with every member present at 0s.
       std::vector<cl::SeedMember> seeds;
       for (const auto& m : s_.members) {
@@ -206,11 +289,11 @@ class GroupRun {
       const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
       std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
       for (const auto& seed : seeds) {
-        member(seed.join.client_id).start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
+        classic_members_.at(seed.join.client_id)->start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
         by_client[seed.join.client_id] = seed.assignment.partitions;
         by_member[seed.member_id] = seed.assignment.partitions;
       }
-      if (!seeds.empty()) member(seeds.front().join.client_id).remember_assignment(by_client, by_member);
+      if (!seeds.empty()) classic_members_.at(seeds.front().join.client_id)->remember_assignment(by_client, by_member);
     }
     for (const auto& m : s_.members) {
       if (s_.initial_assignment && m.start == Duration{0}) continue;
@@ -250,6 +333,25 @@ class GroupRun {
   // was persisted and members find it through FindCoordinator.
   void failover(Duration down) {
     trace_.emit(kernel_.now(), "coordinator", "failover", {{"down_us", down.count()}});
+    if (consumer_) {
+      // KIP-848: a new coordinator replays the group's records.
+      network_.crash(directory_.node);
+      consumer_directory_.available = false;
+      const auto log = consumer_coordinator_->log();
+      const std::uint64_t next_number = consumer_coordinator_->next_member_number();
+      consumer_directory_.coordinator = nullptr;
+      consumer_coordinator_.reset();
+      for (const auto& id : order_) member(id).coordinator_disconnected();
+      kernel_.schedule_in(down, [this, log, next_number] {
+        consumer_coordinator_ = make_consumer_coordinator();
+        consumer_coordinator_->continue_member_numbers(next_number);
+        consumer_coordinator_->replay(log);
+        consumer_directory_.coordinator = consumer_coordinator_.get();
+        network_.restart(directory_.node);
+        consumer_directory_.available = true;
+      });
+      return;
+    }
     network_.crash(directory_.node);
     directory_.available = false;
     const cl::PersistedGroup persisted = coordinator_->persisted();
@@ -367,13 +469,18 @@ class GroupRun {
   Kernel kernel_;
   Trace trace_;
   Network network_;
+  bool consumer_;  // the KIP-848 protocol, else the classic family
   std::unique_ptr<cl::ClassicCoordinator> coordinator_;
   cl::CoordinatorDirectory directory_;
+  std::unique_ptr<protocols::consumer::ConsumerCoordinator> consumer_coordinator_;
+  protocols::consumer::Directory consumer_directory_;
   cl::Metadata metadata_;
   std::unique_ptr<protocols::Assignor> assignor_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;
   std::string protocol_name_;
-  std::map<std::string, std::unique_ptr<cl::ClassicMember>> members_;
+  std::map<std::string, std::unique_ptr<Process>> members_;
+  std::map<std::string, cl::ClassicMember*> classic_members_;
+  std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
   std::vector<std::string> order_;
   std::set<std::string> group_topics_;
   bool started_ = false;

@@ -125,7 +125,7 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(cli("run no-such-file.yaml").code == 2);
   CHECK(cli("frobnicate").code == 2);
   CHECK(cli("").code == 2);
-  const auto unsupported = cli("run scenarios/quickstart.yaml --protocol consumer");
+  const auto unsupported = cli("run scenarios/quickstart.yaml --protocol streams");
   CHECK(unsupported.code == 2);
   CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
 }
@@ -185,7 +185,8 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
         "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,time-to-stable,"
         "lag.peak,moves,revocations,protocol-bytes,final-generation,invariants");
   // Every protocol this version runs, each with its default assignor.
-  CHECK(order.size() == 5);
+  CHECK(order.size() == 6);
+  CHECK(rows.count("consumer/uniform") == 1);
   CHECK(rows.count("incremental/cooperative-sticky") == 1);
   CHECK(rows.count("connect/connect") == 1);
   REQUIRE(rows.count("eager/range") == 1);

@@ -1,0 +1,42 @@
+// Which members are in good standing: not removed by the coordinator since
+// they last joined. A removal names the member id it removes; a process that
+// has joined again under a new id since (a bounced consumer whose old id
+// expires later) keeps its standing.
+#pragma once
+
+#include "sim/trace.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace rsim::metrics {
+
+class Standing {
+ public:
+  // The member whose standing the event changed, if any.
+  std::optional<std::string> apply(const TraceEvent& ev) {
+    if (ev.kind == "member-removed" && ev.actor == "coordinator") {
+      const std::string* m = ev.text("member");
+      if (m == nullptr) return std::nullopt;
+      const std::string* id = ev.text("member-id");
+      auto joined = member_id_.find(*m);
+      if (id != nullptr && joined != member_id_.end() && joined->second != *id) return std::nullopt;  // an old id
+      removed_.insert(*m);
+      return *m;
+    }
+    if (ev.kind == "joined") {
+      if (const std::string* id = ev.text("member-id")) member_id_[ev.actor] = *id;
+      if (removed_.erase(ev.actor) != 0) return ev.actor;
+    }
+    return std::nullopt;
+  }
+  bool removed(const std::string& member) const { return removed_.count(member) != 0; }
+
+ private:
+  std::map<std::string, std::string> member_id_;  // actor -> the id it last joined with
+  std::set<std::string> removed_;
+};
+
+}  // namespace rsim::metrics

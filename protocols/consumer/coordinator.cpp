@@ -1,0 +1,420 @@
+#include "protocols/consumer/coordinator.hpp"
+
+#include "protocols/assignors/java_order.hpp"
+#include "protocols/assignors/server.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rsim::protocols::consumer {
+
+const char* error_name(Error e) {
+  switch (e) {
+    case Error::None:
+      return "NONE";
+    case Error::FencedMemberEpoch:
+      return "FENCED_MEMBER_EPOCH";
+    case Error::UnknownMemberId:
+      return "UNKNOWN_MEMBER_ID";
+    case Error::UnreleasedInstanceId:
+      return "UNRELEASED_INSTANCE_ID";
+  }
+  return "?";
+}
+
+const char* state_name(MemberState s) {
+  switch (s) {
+    case MemberState::Stable:
+      return "STABLE";
+    case MemberState::UnrevokedPartitions:
+      return "UNREVOKED_PARTITIONS";
+    case MemberState::UnreleasedPartitions:
+      return "UNRELEASED_PARTITIONS";
+  }
+  return "?";
+}
+
+namespace {
+std::vector<TopicPartition> as_list(const std::set<TopicPartition>& s) { return {s.begin(), s.end()}; }
+bool contains(const std::vector<TopicPartition>& v, const TopicPartition& tp) {
+  return std::find(v.begin(), v.end(), tp) != v.end();
+}
+}  // namespace
+
+ConsumerCoordinator::ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster,
+                                         const Assignor& assignor, CoordinatorConfig config)
+    : kernel_(kernel), trace_(trace), cluster_(cluster), assignor_(assignor), config_(config) {}
+
+void ConsumerCoordinator::emit(std::string kind, std::vector<TraceField> fields) {
+  trace_.emit(kernel_.now(), "coordinator", std::move(kind), std::move(fields));
+}
+
+void ConsumerCoordinator::append(Record r) { log_.push_back(std::move(r)); }
+
+void ConsumerCoordinator::bump_group_epoch(const std::string& why) {
+  ++state_.group_epoch;
+  state_.subscribed_metadata = subscribed_metadata();
+  append(GroupEpochRecord{state_.group_epoch, state_.subscribed_metadata});
+  emit("group-epoch", {{"epoch", state_.group_epoch}, {"reason", why}});
+}
+
+void ConsumerCoordinator::write_member(const MemberView& m) {
+  append(MemberMetadataRecord{m.member_id, m.client_id, m.instance_id, m.topics, m.rebalance_timeout});
+}
+
+void ConsumerCoordinator::write_current(const MemberView& m) {
+  append(CurrentAssignmentRecord{m.member_id, m.epoch, m.previous_epoch, m.state, as_list(m.assigned), as_list(m.revoking)});
+}
+
+Metadata ConsumerCoordinator::subscribed_metadata() const {
+  Metadata out;
+  for (const auto& [id, m] : state_.members)
+    for (const auto& t : m.topics)
+      if (auto it = cluster_.find(t); it != cluster_.end()) out[t] = it->second;
+  return out;
+}
+
+bool ConsumerCoordinator::owned_by_other(const TopicPartition& tp, const std::string& member_id) const {
+  for (const auto& [id, m] : state_.members)
+    if (id != member_id && (m.assigned.count(tp) != 0 || m.revoking.count(tp) != 0)) return true;
+  return false;
+}
+
+MemberView& ConsumerCoordinator::add_member(const HeartbeatRequest& req, std::string member_id) {
+  MemberView m;
+  m.member_id = std::move(member_id);
+  m.client_id = req.client_id;
+  m.instance_id = req.instance_id;
+  m.topics = req.topics;
+  m.rebalance_timeout = req.rebalance_timeout;
+  auto& slot = state_.members[m.member_id];
+  slot = m;
+  write_member(slot);
+  emit("member-added", {{"member", slot.client_id}, {"member-id", slot.member_id}});
+  return slot;
+}
+
+void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply) {
+  HeartbeatResponse resp;
+  resp.heartbeat_interval = config_.heartbeat_interval;
+  auto fail = [&](Error e) {
+    resp.error = e;
+    resp.member_id = req.member_id;
+    reply(std::move(resp));
+  };
+  if (req.member_epoch == kLeaveEpoch || req.member_epoch == kStaticLeaveEpoch) {
+    auto it = state_.members.find(req.member_id);
+    if (it == state_.members.end()) return fail(Error::UnknownMemberId);
+    if (req.member_epoch == kStaticLeaveEpoch && it->second.instance_id) {
+      // A static member's shutdown keeps its assignment for its return.
+      it->second.epoch = kStaticLeaveEpoch;
+      it->second.revoking.clear();
+      write_current(it->second);
+      emit("member-left-static", {{"member", it->second.client_id}, {"member-id", it->second.member_id}});
+    } else {
+      fence(req.member_id, "left the group");
+      compute_target();
+      update_group_state();
+    }
+    resp.member_id = req.member_id;
+    resp.member_epoch = req.member_epoch;
+    reply(std::move(resp));
+    return;
+  }
+  MemberView* m = nullptr;
+  if (req.member_epoch == kJoinEpoch) {
+    // A static member back with its instance id takes the old member's place
+    // and assignment, without a new group epoch.
+    if (req.instance_id) {
+      for (auto& [id, other] : state_.members) {
+        if (other.instance_id != req.instance_id || id == req.member_id) continue;
+        if (other.epoch != kStaticLeaveEpoch) return fail(Error::UnreleasedInstanceId);
+        MemberView replacement = other;
+        const std::string old_id = id;
+        replacement.member_id = req.member_id.empty() ? fmt::format("{}-{}", req.client_id, next_member_number_++) : req.member_id;
+        replacement.epoch = other.previous_epoch >= 0 ? state_.target_epoch : 0;
+        state_.members.erase(old_id);
+        timers_.erase(old_id);
+        append(MemberTombstone{old_id});
+        if (auto t = state_.target.find(old_id); t != state_.target.end()) {
+          state_.target[replacement.member_id] = t->second;
+          state_.target.erase(old_id);
+        }
+        m = &(state_.members[replacement.member_id] = replacement);
+        m->epoch = state_.target_epoch;
+        m->previous_epoch = state_.target_epoch;
+        write_member(*m);
+        write_current(*m);
+        emit("member-replaced", {{"member", m->client_id}, {"member-id", m->member_id}, {"old-member-id", old_id}});
+        break;
+      }
+    }
+    if (m == nullptr) {
+      if (!req.member_id.empty() && state_.members.count(req.member_id) != 0) fence(req.member_id, "rejoined with epoch 0");
+      const std::string id = req.member_id.empty() ? fmt::format("{}-{}", req.client_id, next_member_number_++) : req.member_id;
+      m = &add_member(req, id);
+      bump_group_epoch("member joined");
+    }
+  } else {
+    auto it = state_.members.find(req.member_id);
+    if (it == state_.members.end()) return fail(Error::UnknownMemberId);
+    m = &it->second;
+    if (req.member_epoch != m->epoch) {
+      // A lost response: the member may be one epoch behind and own no more
+      // than it was given.
+      const bool lagging = req.member_epoch == m->previous_epoch &&
+                           std::all_of(req.owned.begin(), req.owned.end(), [&](const TopicPartition& tp) {
+                             return m->assigned.count(tp) != 0 || m->revoking.count(tp) != 0;
+                           });
+      if (!lagging) return fail(Error::FencedMemberEpoch);
+    }
+    if (req.topics != m->topics) {
+      m->topics = req.topics;
+      write_member(*m);
+      bump_group_epoch("subscription changed");
+    }
+  }
+  const std::string member_id = m->member_id;
+  if (subscribed_metadata() != state_.subscribed_metadata) bump_group_epoch("topic metadata changed");
+  compute_target();
+  MemberView& member = state_.members.at(member_id);
+  reconcile(member, req.owned);
+  arm_session(member_id);
+  resp.member_id = member.member_id;
+  resp.member_epoch = member.epoch;
+  resp.assignment = as_list(member.assigned);
+  update_group_state();
+  reply(std::move(resp));
+}
+
+void ConsumerCoordinator::fence(const std::string& member_id, const std::string& reason) {
+  auto it = state_.members.find(member_id);
+  if (it == state_.members.end()) return;
+  emit("member-removed", {{"member", it->second.client_id}, {"member-id", member_id}, {"reason", reason}});
+  state_.members.erase(it);
+  state_.target.erase(member_id);
+  timers_.erase(member_id);
+  append(MemberTombstone{member_id});
+  bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
+}
+
+// The target assignment is recomputed when the group epoch has moved past it.
+void ConsumerCoordinator::compute_target() {
+  if (state_.group_epoch <= state_.target_epoch) return;
+  GroupSnapshot g;
+  std::vector<std::string> ids;
+  std::vector<std::int32_t> hashes;
+  for (const auto& [id, m] : state_.members) {
+    ids.push_back(id);
+    hashes.push_back(java::string_hash(id));
+  }
+  // Kafka's group spec iterates members as a HashMap keyed by member id.
+  for (auto i : java::iteration_order(hashes, java::capacity_for(ids.size()))) {
+    const MemberView& m = state_.members.at(ids[i]);
+    MemberSubscription s;
+    s.member_id = m.member_id;
+    s.instance_id = m.instance_id;
+    for (const auto& t : m.topics)
+      if (cluster_.count(t) != 0) s.topics.push_back(t);
+    if (auto t = state_.target.find(m.member_id); t != state_.target.end()) s.owned = as_list(t->second);
+    g.members.push_back(std::move(s));
+  }
+  for (const auto& s : g.members)
+    for (const auto& t : s.topics) g.topics[t] = cluster_.at(t);
+  GroupAssignment a;
+  try {
+    a = assignor_.assign(g);
+  } catch (const AssignorError& e) {
+    emit("assignment-failed", {{"reason", std::string(e.what())}});
+    return;
+  }
+  std::vector<std::string> members;
+  for (const auto& s : g.members) {
+    std::set<TopicPartition> target;
+    if (auto it = a.find(s.member_id); it != a.end()) target.insert(it->second.begin(), it->second.end());
+    auto& slot = state_.target[s.member_id];
+    if (slot != target) {
+      slot = target;
+      append(TargetAssignmentRecord{s.member_id, as_list(target)});
+    }
+    members.push_back(state_.members.at(s.member_id).client_id);
+  }
+  state_.target_epoch = state_.group_epoch;
+  append(TargetEpochRecord{state_.target_epoch});
+  std::sort(members.begin(), members.end());
+  emit("generation", {{"generation", state_.target_epoch}, {"members", members}});
+}
+
+// CurrentAssignmentBuilder: how far the member may move towards its target
+// now.
+void ConsumerCoordinator::reconcile(MemberView& m, const std::vector<TopicPartition>& owned) {
+  if (m.epoch == kStaticLeaveEpoch) return;
+  switch (m.state) {
+    case MemberState::UnrevokedPartitions: {
+      const bool still_owns =
+          std::any_of(m.revoking.begin(), m.revoking.end(), [&](const TopicPartition& tp) { return contains(owned, tp); });
+      if (still_owns) return;
+      m.revoking.clear();  // released: free for their new owners
+      if (auto t = timers_.find(m.member_id); t != timers_.end() && t->second.rebalance) t->second.rebalance->cancel();
+      next_assignment(m, owned);
+      return;
+    }
+    case MemberState::Stable:
+      if (m.epoch == state_.target_epoch) return;
+      next_assignment(m, owned);
+      return;
+    case MemberState::UnreleasedPartitions:
+      next_assignment(m, owned);
+      return;
+  }
+}
+
+void ConsumerCoordinator::next_assignment(MemberView& m, const std::vector<TopicPartition>& owned) {
+  const auto& target = state_.target[m.member_id];
+  std::set<TopicPartition> keep, revoke, add;
+  bool withheld = false;
+  for (const auto& tp : m.assigned) (target.count(tp) != 0 ? keep : revoke).insert(tp);
+  for (const auto& tp : target) {
+    if (keep.count(tp) != 0) continue;
+    if (owned_by_other(tp, m.member_id)) withheld = true;  // UNRELEASED: its owner has not let go yet
+    else add.insert(tp);
+  }
+  const MemberView before = m;
+  const bool still_owns_revoked =
+      std::any_of(revoke.begin(), revoke.end(), [&](const TopicPartition& tp) { return contains(owned, tp); });
+  if (!revoke.empty() && still_owns_revoked) {
+    m.state = MemberState::UnrevokedPartitions;
+    m.assigned = keep;
+    m.revoking = revoke;
+    arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
+  } else {
+    m.previous_epoch = m.epoch;
+    m.epoch = state_.target_epoch;
+    m.assigned = keep;
+    m.assigned.insert(add.begin(), add.end());
+    m.revoking.clear();
+    m.state = withheld ? MemberState::UnreleasedPartitions : MemberState::Stable;
+  }
+  if (!(m == before)) write_current(m);
+}
+
+void ConsumerCoordinator::arm_session(const std::string& member_id) {
+  auto& t = timers_[member_id];
+  if (!t.session) t.session = std::make_unique<Timer>(kernel_);
+  t.session->arm_in(config_.session_timeout, [this, member_id] {
+    fence(member_id, "session timeout expired");
+    compute_target();
+    update_group_state();
+  });
+}
+
+// A member that has not revoked what it must within its rebalance timeout
+// is fenced.
+void ConsumerCoordinator::arm_rebalance(const std::string& member_id, int epoch, Duration timeout) {
+  auto& t = timers_[member_id];
+  if (!t.rebalance) t.rebalance = std::make_unique<Timer>(kernel_);
+  if (t.rebalance->armed()) return;
+  t.rebalance->arm_in(timeout, [this, member_id, epoch] {
+    auto it = state_.members.find(member_id);
+    if (it == state_.members.end() || it->second.state != MemberState::UnrevokedPartitions || it->second.epoch != epoch)
+      return;
+    fence(member_id, "rebalance timeout expired");
+    compute_target();
+    update_group_state();
+  });
+}
+
+// Empty, Reconciling (some member not yet at the target epoch) or Stable;
+// reaching Stable at a new target epoch completes a rebalance.
+void ConsumerCoordinator::update_group_state() {
+  std::string next = "Empty";
+  if (!state_.members.empty()) {
+    const bool converged = std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
+      const MemberView& m = e.second;
+      return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
+    });
+    next = converged ? "Stable" : "Reconciling";
+  }
+  if (next != group_state_) {
+    emit("state", {{"from", group_state_}, {"to", next}});
+    group_state_ = next;
+  }
+  if (next == "Stable" && last_stable_epoch_ != state_.target_epoch) {
+    last_stable_epoch_ = state_.target_epoch;
+    emit("stable", {{"generation", state_.target_epoch}});
+  }
+}
+
+void ConsumerCoordinator::seed_stable(const std::vector<MemberView>& members) {
+  ++state_.group_epoch;
+  state_.target_epoch = state_.group_epoch;
+  for (MemberView m : members) {
+    m.epoch = state_.target_epoch;
+    m.previous_epoch = 0;
+    m.state = MemberState::Stable;
+    state_.target[m.member_id] = m.assigned;
+    state_.members[m.member_id] = m;
+    write_member(m);
+    append(TargetAssignmentRecord{m.member_id, as_list(m.assigned)});
+    write_current(m);
+    arm_session(m.member_id);
+  }
+  state_.subscribed_metadata = subscribed_metadata();
+  append(GroupEpochRecord{state_.group_epoch, state_.subscribed_metadata});
+  append(TargetEpochRecord{state_.target_epoch});
+  std::vector<std::string> names;
+  for (const auto& [id, m] : state_.members) names.push_back(m.client_id);
+  std::sort(names.begin(), names.end());
+  emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
+  update_group_state();
+}
+
+void ConsumerCoordinator::replay(const std::vector<Record>& log) {
+  GroupState s;
+  for (const Record& r : log) {
+    std::visit(
+        [&](const auto& x) {
+          using R = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<R, GroupEpochRecord>) {
+            s.group_epoch = x.epoch;
+            s.subscribed_metadata = x.subscribed_metadata;
+          } else if constexpr (std::is_same_v<R, MemberMetadataRecord>) {
+            MemberView& m = s.members[x.member_id];
+            m.member_id = x.member_id;
+            m.client_id = x.client_id;
+            m.instance_id = x.instance_id;
+            m.topics = x.topics;
+            m.rebalance_timeout = x.rebalance_timeout;
+          } else if constexpr (std::is_same_v<R, TargetAssignmentRecord>) {
+            s.target[x.member_id] = std::set<TopicPartition>(x.partitions.begin(), x.partitions.end());
+          } else if constexpr (std::is_same_v<R, TargetEpochRecord>) {
+            s.target_epoch = x.epoch;
+          } else if constexpr (std::is_same_v<R, CurrentAssignmentRecord>) {
+            MemberView& m = s.members[x.member_id];
+            m.epoch = x.epoch;
+            m.previous_epoch = x.previous_epoch;
+            m.state = x.state;
+            m.assigned = std::set<TopicPartition>(x.assigned.begin(), x.assigned.end());
+            m.revoking = std::set<TopicPartition>(x.revoking.begin(), x.revoking.end());
+          } else {
+            s.members.erase(x.member_id);
+            s.target.erase(x.member_id);
+          }
+        },
+        r);
+  }
+  state_ = s;
+  log_ = log;
+  for (const auto& [id, m] : state_.members) {
+    arm_session(id);
+    if (m.state == MemberState::UnrevokedPartitions) arm_rebalance(id, m.epoch, m.rebalance_timeout);
+  }
+  group_state_ = "Empty";
+  last_stable_epoch_ = -1;
+  emit("loaded", {{"generation", state_.target_epoch}, {"state", std::string(state_.members.empty() ? "Empty" : "Reconciling")},
+                  {"members", static_cast<std::int64_t>(state_.members.size())}});
+  update_group_state();
+}
+
+}  // namespace rsim::protocols::consumer

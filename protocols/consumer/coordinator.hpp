@@ -1,0 +1,106 @@
+// The KIP-848 group coordinator for `consumer` groups: group epoch, target
+// assignment epoch, member epochs, per-member reconciliation (a partition
+// goes to its new owner only after the old owner stopped listing it), session
+// and rebalance timeouts, and the group's state as records in a log that a
+// new coordinator replays. Facts: ../shared/reference/ section 6.
+#pragma once
+
+#include "protocols/assignors/assignor.hpp"
+#include "protocols/consumer/messages.hpp"
+#include "sim/kernel.hpp"
+#include "sim/trace.hpp"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rsim::protocols::consumer {
+
+using Metadata = std::map<std::string, int>;  // topic -> partition count
+
+struct CoordinatorConfig {
+  Duration session_timeout = std::chrono::seconds(45);     // group.consumer.session.timeout.ms
+  Duration heartbeat_interval = std::chrono::seconds(5);   // group.consumer.heartbeat.interval.ms
+};
+
+// One member as the coordinator knows it.
+struct MemberView {
+  std::string member_id, client_id;
+  std::optional<std::string> instance_id;
+  std::vector<std::string> topics;
+  Duration rebalance_timeout{0};
+  int epoch = 0, previous_epoch = -1;
+  MemberState state = MemberState::Stable;
+  std::set<TopicPartition> assigned;  // what it may own at its epoch
+  std::set<TopicPartition> revoking;  // what it must give up (still its own until it stops listing them)
+  friend bool operator==(const MemberView&, const MemberView&) = default;
+};
+
+// Everything the log rebuilds, for comparing coordinators field by field.
+struct GroupState {
+  int group_epoch = 0;
+  int target_epoch = 0;
+  std::map<std::string, MemberView> members;
+  std::map<std::string, std::set<TopicPartition>> target;
+  Metadata subscribed_metadata;
+  friend bool operator==(const GroupState&, const GroupState&) = default;
+};
+
+class ConsumerCoordinator {
+ public:
+  ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster, const Assignor& assignor,
+                      CoordinatorConfig config);
+  ConsumerCoordinator(const ConsumerCoordinator&) = delete;
+  ConsumerCoordinator& operator=(const ConsumerCoordinator&) = delete;
+
+  void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply);
+
+  // A group that starts stable (the scenario's initial assignment): every
+  // member at epoch 1 owning its part of the target.
+  void seed_stable(const std::vector<MemberView>& members);
+
+  // The log, and a new coordinator rebuilding the group from it. Session
+  // timers restart from the load, as in Kafka.
+  const std::vector<Record>& log() const { return log_; }
+  void replay(const std::vector<Record>& log);
+  const GroupState& state() const { return state_; }
+  std::uint64_t next_member_number() const { return next_member_number_; }
+  void continue_member_numbers(std::uint64_t n) { next_member_number_ = n; }
+
+ private:
+  struct Timers {
+    std::unique_ptr<Timer> session, rebalance;
+  };
+
+  void emit(std::string kind, std::vector<TraceField> fields = {});
+  void append(Record r);
+  void bump_group_epoch(const std::string& why);
+  void write_member(const MemberView& m);
+  void write_current(const MemberView& m);
+  MemberView& add_member(const HeartbeatRequest& req, std::string member_id);
+  void fence(const std::string& member_id, const std::string& reason);
+  void compute_target();
+  void reconcile(MemberView& m, const std::vector<TopicPartition>& owned);
+  void next_assignment(MemberView& m, const std::vector<TopicPartition>& owned);
+  void arm_session(const std::string& member_id);
+  void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
+  void update_group_state();
+  bool owned_by_other(const TopicPartition& tp, const std::string& member_id) const;
+  Metadata subscribed_metadata() const;
+
+  Kernel& kernel_;
+  Trace& trace_;
+  const Metadata& cluster_;
+  const Assignor& assignor_;
+  CoordinatorConfig config_;
+  GroupState state_;
+  std::map<std::string, Timers> timers_;
+  std::vector<Record> log_;
+  std::uint64_t next_member_number_ = 0;
+  std::string group_state_ = "Empty";
+  int last_stable_epoch_ = -1;
+};
+
+}  // namespace rsim::protocols::consumer

@@ -1,0 +1,331 @@
+#include "protocols/consumer/member.hpp"
+
+#include <algorithm>
+
+namespace rsim::protocols::consumer {
+
+ConsumerMember::ConsumerMember(MemberContext ctx, classic::MemberConfig config)
+    : ctx_(ctx),
+      config_(std::move(config)),
+      node_(ctx_.network.add_node(config_.client_id)),
+      heartbeat_timer_(ctx_.kernel),
+      request_timer_(ctx_.kernel),
+      pause_timer_(ctx_.kernel),
+      retry_timer_(ctx_.kernel),
+      revoke_timer_(ctx_.kernel),
+      init_timer_(ctx_.kernel) {
+  ctx_.network.crash(node_);  // not running until start()
+}
+
+void ConsumerMember::emit(std::string kind, std::vector<TraceField> fields) {
+  ctx_.trace.emit(ctx_.kernel.now(), config_.client_id, std::move(kind), std::move(fields));
+}
+
+void ConsumerMember::on_message(Callback handler) {
+  if (phase_ == Phase::Down) return;
+  if (paused_) {
+    inbox_.push_back(std::move(handler));
+    return;
+  }
+  handler();
+}
+
+void ConsumerMember::stop_timers() {
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  pause_timer_.cancel();
+  retry_timer_.cancel();
+  revoke_timer_.cancel();
+  init_timer_.cancel();
+}
+
+void ConsumerMember::start() {
+  if (phase_ != Phase::Down) return;
+  ctx_.network.restart(node_);
+  phase_ = Phase::Joining;
+  member_id_.clear();
+  epoch_ = kJoinEpoch;
+  owned_.clear();
+  latest_.clear();
+  revoking_ = in_flight_ = send_again_ = paused_ = coordinator_unknown_ = false;
+  emit("start");
+  emit("join", {{"member-id", member_id_}});
+  send_heartbeat();
+}
+
+void ConsumerMember::start_stable(const std::string& member_id, int epoch, std::vector<TopicPartition> owned) {
+  ctx_.network.restart(node_);
+  phase_ = Phase::Active;
+  member_id_ = member_id;
+  epoch_ = epoch;
+  std::sort(owned.begin(), owned.end());
+  owned_ = latest_ = std::move(owned);
+  assigned_epoch_ = epoch;
+  emit("start");
+  emit("joined", {{"member-id", member_id_}, {"generation", epoch_}});
+  emit("assigned", {{"generation", epoch_}, {"resources", to_strings(owned_)}});
+  emit("ready", {{"resources", to_strings(owned_)}});
+  heartbeat_timer_.arm_in(interval_, [this] { send_heartbeat(); });
+}
+
+void ConsumerMember::crash() {
+  if (phase_ == Phase::Down) return;
+  emit("crash", {{"resources", to_strings(owned_)}});
+  ctx_.network.crash(node_);
+  stop_timers();
+  phase_ = Phase::Down;
+  paused_ = revoking_ = in_flight_ = false;
+  inbox_.clear();
+  owned_.clear();
+}
+
+// ConsumerGroupHeartbeat: the whole protocol. One in flight at a time; a
+// request that has to wait is sent when the answer arrives.
+void ConsumerMember::send_heartbeat() {
+  if (phase_ == Phase::Down || phase_ == Phase::Leaving || paused_ || coordinator_unknown_) return;
+  if (in_flight_) {
+    send_again_ = true;
+    return;
+  }
+  HeartbeatRequest req;
+  req.member_id = member_id_;
+  req.member_epoch = epoch_;
+  req.client_id = config_.client_id;
+  req.instance_id = config_.instance_id;
+  req.topics = config_.topics;
+  req.owned = owned_;
+  req.rebalance_timeout = config_.max_poll_interval;
+  in_flight_ = true;
+  const std::uint64_t seq = ++seq_;
+  Directory* dir = &ctx_.directory;
+  Reply<HeartbeatResponse> reply = [this, dir, seq](HeartbeatResponse r) {
+    ctx_.network.send(dir->node, node_, "ConsumerGroupHeartbeatResponse", [this, seq, r = std::move(r)]() mutable {
+      on_message([this, seq, r = std::move(r)]() mutable { on_response(seq, std::move(r)); });
+    });
+  };
+  ctx_.network.send(node_, dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
+    if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(std::move(req), std::move(reply));
+  });
+  request_timer_.arm_in(config_.request_timeout, [this] {
+    emit("request-timeout", {{"request", std::string("ConsumerGroupHeartbeat")}});
+    in_flight_ = false;
+    send_heartbeat();
+  });
+  heartbeat_timer_.arm_in(interval_, [this] { send_heartbeat(); });
+}
+
+void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
+  if (seq != seq_ || phase_ == Phase::Down || phase_ == Phase::Leaving) return;
+  in_flight_ = false;
+  request_timer_.cancel();
+  if (r.error == Error::FencedMemberEpoch || r.error == Error::UnknownMemberId) {
+    // Fenced: everything is lost (onPartitionsLost); rejoin at epoch 0.
+    emit("heartbeat", {{"error", std::string(error_name(r.error))}});
+    lose_all(error_name(r.error));
+    epoch_ = kJoinEpoch;
+    if (r.error == Error::UnknownMemberId) member_id_.clear();
+    phase_ = Phase::Joining;
+    emit("join", {{"member-id", member_id_}});
+    send_heartbeat();
+    return;
+  }
+  if (r.error != Error::None) {
+    emit("heartbeat", {{"error", std::string(error_name(r.error))}});
+    retry_timer_.arm_in(config_.retry_backoff, [this] { send_heartbeat(); });
+    return;
+  }
+  member_id_ = r.member_id;
+  interval_ = r.heartbeat_interval;
+  if (phase_ == Phase::Joining) {
+    phase_ = Phase::Active;
+    emit("joined", {{"member-id", member_id_}, {"generation", r.member_epoch}});
+  }
+  epoch_ = r.member_epoch;
+  latest_ = r.assignment;
+  reconcile(latest_);
+  if (send_again_) {
+    send_again_ = false;
+    send_heartbeat();
+  }
+}
+
+// The membership manager's reconciliation: revoke first (onPartitionsRevoked,
+// paying the revoke cost) and acknowledge at once, then take what is new.
+void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
+  if (revoking_ || phase_ != Phase::Active) return;
+  std::vector<TopicPartition> revoke, add;
+  for (const auto& tp : owned_)
+    if (std::find(assignment.begin(), assignment.end(), tp) == assignment.end()) revoke.push_back(tp);
+  for (const auto& tp : assignment)
+    if (std::find(owned_.begin(), owned_.end(), tp) == owned_.end()) add.push_back(tp);
+  if (!revoke.empty()) {
+    revoking_ = true;
+    // A partition still initialising is revoked as well; the others finish.
+    for (const auto& tp : revoke)
+      initialising_.erase(std::remove(initialising_.begin(), initialising_.end(), tp), initialising_.end());
+    emit("revoking", {{"resources", to_strings(revoke)}});
+    auto done = [this, revoke] {
+      revoking_ = false;
+      for (const auto& tp : revoke) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
+      emit("revoked", {{"resources", to_strings(revoke)}});
+      send_heartbeat();  // the acknowledgement frees them for their new owners
+      reconcile(latest_);
+    };
+    const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
+    if (cost == Duration{0}) done();
+    else revoke_timer_.arm_in(cost, std::move(done));
+    return;
+  }
+  if (add.empty() && assigned_epoch_ == epoch_) return;
+  assigned_epoch_ = epoch_;
+  owned_.insert(owned_.end(), add.begin(), add.end());
+  std::sort(owned_.begin(), owned_.end());
+  emit("assigned", {{"generation", epoch_}, {"resources", to_strings(add)}});
+  if (add.empty()) return;
+  initialising_.insert(initialising_.end(), add.begin(), add.end());
+  auto ready = [this] {
+    if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
+    initialising_.clear();
+  };
+  // What arrives while an initialisation is in progress restarts it: the
+  // whole batch is ready after the newest part's cost (a simplification).
+  const Duration cost = classic::total_cost(add, config_.assign_cost, config_.assign_cost_of_topic);
+  init_timer_.cancel();
+  if (cost == Duration{0}) ready();
+  else init_timer_.arm_in(cost, std::move(ready));
+  send_heartbeat();  // acknowledges the new assignment
+}
+
+void ConsumerMember::lose_all(const std::string& reason) {
+  revoke_timer_.cancel();
+  init_timer_.cancel();
+  initialising_.clear();
+  revoking_ = false;
+  if (!owned_.empty()) emit("lost", {{"resources", to_strings(owned_)}, {"reason", reason}});
+  owned_.clear();
+  latest_.clear();
+  assigned_epoch_ = -1;
+}
+
+// close(): revoke everything, then leave with epoch -1 (-2 for a static
+// member, which keeps its assignment reserved for its return).
+void ConsumerMember::leave(std::function<void()> on_stopped) {
+  if (phase_ == Phase::Down) return;
+  emit("leave");
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  retry_timer_.cancel();
+  init_timer_.cancel();
+  revoke_timer_.cancel();
+  const bool joined = !member_id_.empty() && phase_ == Phase::Active;
+  phase_ = Phase::Leaving;
+  revoking_ = true;
+  auto finish = [this, joined, on_stopped = std::move(on_stopped)] {
+    revoking_ = false;
+    if (joined && !coordinator_unknown_) {
+      HeartbeatRequest req;
+      req.member_id = member_id_;
+      req.member_epoch = config_.instance_id ? kStaticLeaveEpoch : kLeaveEpoch;
+      req.client_id = config_.client_id;
+      req.instance_id = config_.instance_id;
+      Directory* dir = &ctx_.directory;
+      ctx_.network.send(node_, dir->node, "ConsumerGroupHeartbeat", [dir, req] {
+        if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(req, [](HeartbeatResponse) {});
+      });
+    }
+    emit("stopped");
+    ctx_.network.crash(node_);
+    stop_timers();
+    phase_ = Phase::Down;
+    owned_.clear();
+    if (on_stopped) on_stopped();
+  };
+  if (owned_.empty()) {
+    finish();
+    return;
+  }
+  const auto revoke = owned_;
+  emit("revoking", {{"resources", to_strings(revoke)}});
+  auto done = [this, revoke, finish = std::move(finish)]() mutable {
+    emit("revoked", {{"resources", to_strings(revoke)}});
+    owned_.clear();
+    finish();
+  };
+  const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
+  if (cost == Duration{0}) done();
+  else revoke_timer_.arm_in(cost, std::move(done));
+}
+
+void ConsumerMember::pause(Duration length) {
+  if (phase_ == Phase::Down) return;
+  if (paused_) {
+    if (ctx_.kernel.now() + length > pause_timer_.deadline()) pause_timer_.arm_in(length, [this] { resume(); });
+    return;
+  }
+  paused_ = true;
+  emit("pause", {{"for_us", length.count()}});
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  revoke_timer_.suspend();
+  init_timer_.suspend();
+  pause_timer_.arm_in(length, [this] { resume(); });
+}
+
+void ConsumerMember::resume() {
+  paused_ = false;
+  emit("resume");
+  revoke_timer_.resume();
+  init_timer_.resume();
+  in_flight_ = false;  // a request in flight before the freeze is timed out by now
+  while (!inbox_.empty() && !paused_ && phase_ != Phase::Down) {
+    auto handler = std::move(inbox_.front());
+    inbox_.pop_front();
+    handler();
+  }
+  send_heartbeat();
+}
+
+// The new consumer heartbeats from a background thread and reconciles from
+// poll(); a slow poll loop is recorded but not modelled for this protocol.
+void ConsumerMember::slow(Duration batch, Duration length) {
+  if (phase_ == Phase::Down) return;
+  emit("slow", {{"batch_us", batch.count()}, {"for_us", length.count()}});
+}
+
+void ConsumerMember::subscribe(std::vector<std::string> topics) {
+  if (phase_ == Phase::Down) return;
+  config_.topics = std::move(topics);
+  emit("subscribe", {{"topics", config_.topics}});
+  send_heartbeat();
+}
+
+void ConsumerMember::coordinator_disconnected() {
+  if (phase_ == Phase::Down || coordinator_unknown_) return;
+  coordinator_unknown_ = true;
+  in_flight_ = false;
+  emit("coordinator-lost");
+  request_timer_.cancel();
+  heartbeat_timer_.cancel();
+  find_coordinator();
+}
+
+void ConsumerMember::find_coordinator() {
+  Directory* dir = &ctx_.directory;
+  ctx_.network.send(node_, dir->bootstrap, "FindCoordinator", [this, dir] {
+    const bool available = dir->available;
+    ctx_.network.send(dir->bootstrap, node_, "FindCoordinatorResponse", [this, available] {
+      on_message([this, available] {
+        if (!coordinator_unknown_) return;
+        if (!available) {
+          retry_timer_.arm_in(config_.retry_backoff, [this] { find_coordinator(); });
+          return;
+        }
+        coordinator_unknown_ = false;
+        emit("coordinator-found");
+        send_heartbeat();
+      });
+    });
+  });
+}
+
+}  // namespace rsim::protocols::consumer
