@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -425,13 +424,21 @@ events:
 }
 
 TEST_CASE("every embedded protocol: no double ownership over 200 random scenarios, and the group converges") {
-  for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect"}) {
+  for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect", "consumer"}) {
     for (std::uint64_t seed = 1; seed <= 200; ++seed) {
       CAPTURE(protocol);
       CAPTURE(seed);
       const auto x = run(random_scenario(seed, protocol), seed);
-      if (std::getenv("RSIM_DUMP") && std::to_string(seed) == std::getenv("RSIM_DUMP")) fmt::print("{}\n", random_scenario(seed, protocol));
       if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
+      // Epochs (generations) only grow, for the group and for each member.
+      std::map<std::string, std::int64_t> epoch;
+      for (const auto& ev : x.r.trace.events()) {
+        if (ev.kind != "assigned" && ev.kind != "generation") continue;
+        const auto g = ev.integer("generation");
+        if (!g) continue;
+        CHECK(*g >= epoch[ev.actor]);
+        epoch[ev.actor] = *g;
+      }
       // 4 minutes leave every hold and delay (20 s) long expired: every
       // partition is owned once at the end.
       std::size_t owned = 0;

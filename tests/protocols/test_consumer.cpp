@@ -1,0 +1,221 @@
+// The KIP-848 `consumer` protocol: exact timelines for a join, a crash, a
+// member that does not revoke in time and a coordinator failover in the
+// middle of a reconciliation; the log replay rebuilding the same group.
+#include "protocols/assignors/server.hpp"
+#include "protocols/consumer/coordinator.hpp"
+#include "tests/protocols/run_helpers.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace rsim;
+
+namespace {
+
+const char* kGroup = R"(
+name: kip848
+duration: DURATION
+protocol: consumer
+CONFIG
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events:
+EVENTS)";
+
+// The two-member group above with its duration, config lines and events.
+testing::Run group(const std::string& duration, const std::string& config, const std::string& events) {
+  std::string text = kGroup;
+  text.replace(text.find("DURATION"), 8, duration);
+  text.replace(text.find("CONFIG"), 6, config);
+  text.replace(text.find("EVENTS"), 6, events);
+  return testing::run(text);
+}
+
+std::string lines(const scenario::RunResult& r) {
+  return testing::timeline(r, {"generation", "member-removed", "revoking", "revoked", "assigned", "lost", "stable"}, true);
+}
+
+}  // namespace
+
+TEST_SUITE("protocols") {
+// C joins at 12 s (heard at 12.001 s): group epoch 2, and the uniform
+// target moves T-3 from B to C. C is told its epoch at once but gets
+// nothing yet: T-3 is still B's (UNRELEASED). A and B hear at their 15 s
+// heartbeats; B revokes T-3 and acknowledges at once (15.003 s); C gets T-3
+// at its own next heartbeat, 5 s after its join (17.001 s). Nobody else
+// stops; only T-3 is down, 2 s.
+TEST_CASE("consumer: a member joins a stable group; the partition it gets is revoked by its owner first") {
+  const auto x = group("40s", "", "  - {at: 12s, join: C, subscribe: [T]}\n");
+  CHECK(lines(x.r) == testing::joined({
+                          "0.000s coordinator generation g1",
+                          "0.000s coordinator stable g1",
+                          "0.000s A assigned g1 [T-0,T-1]",
+                          "0.000s B assigned g1 [T-2,T-3]",
+                          "12.001s coordinator generation g2",
+                          "12.002s C assigned g2 []",
+                          "15.002s A assigned g2 []",
+                          "15.002s B revoking [T-3]",
+                          "15.002s B revoked [T-3]",
+                          "15.004s B assigned g2 []",
+                          "17.001s coordinator stable g2",
+                          "17.002s C assigned g2 [T-3]",
+                      }));
+  CHECK(x.m.stop_the_world == Duration{0});
+  CHECK(x.m.moves == 1);
+  CHECK(x.m.downtime_by_resource.at("T-3") == Duration{2'000'000});
+  CHECK(x.m.downtime_by_resource.at("T-0") == Duration{0});
+  CHECK(x.m.downtime_by_resource.at("T-2") == Duration{0});
+  CHECK(x.m.final_assignment.at("C") == std::vector<std::string>{"T-3"});
+}
+
+// A's last heartbeat reached the coordinator at 10.001 s; its session
+// (group.consumer.session.timeout.ms, 45 s) expires at 55.001 s: fenced,
+// group epoch 2, and B, the only member left, gets T-0 and T-1 at its
+// heartbeat of the same moment.
+TEST_CASE("consumer: a crashed member is fenced when its session times out") {
+  const auto x = group("90s", "", "  - {at: 12s, crash: A}\n");
+  CHECK(lines(x.r) == testing::joined({
+                          "0.000s coordinator generation g1",
+                          "0.000s coordinator stable g1",
+                          "0.000s A assigned g1 [T-0,T-1]",
+                          "0.000s B assigned g1 [T-2,T-3]",
+                          "55.001s coordinator member-removed (session timeout expired)",
+                          "55.001s coordinator generation g2",
+                          "55.001s coordinator stable g2",
+                          "55.002s B assigned g2 [T-0,T-1]",
+                      }));
+  CHECK(x.m.downtime_by_resource.at("T-0") == Duration{43'002'000});
+}
+
+// B must give up T-3 (heard at 15.001 s) but its revocation takes 30 s; its
+// rebalance timeout (max.poll.interval.ms, 20 s) runs from 15.001 s: B is
+// fenced at 35.001 s, learns it at its next heartbeat (UNKNOWN_MEMBER_ID),
+// loses everything and rejoins as a new member.
+TEST_CASE("consumer: a member that does not revoke within its rebalance timeout is fenced") {
+  const auto x = group("60s", "config: {max.poll.interval.ms: 20000}\ncosts: {revoke: 30s}",
+                       "  - {at: 12s, join: C, subscribe: [T]}\n");
+  CHECK(lines(x.r) == testing::joined({
+                          "0.000s coordinator generation g1",
+                          "0.000s coordinator stable g1",
+                          "0.000s A assigned g1 [T-0,T-1]",
+                          "0.000s B assigned g1 [T-2,T-3]",
+                          "12.001s coordinator generation g2",
+                          "12.002s C assigned g2 []",
+                          "15.002s A assigned g2 []",
+                          "15.002s B revoking [T-3]",
+                          "35.001s coordinator member-removed (rebalance timeout expired)",
+                          "35.001s coordinator generation g3",
+                          "35.002s A assigned g3 []",
+                          "35.002s B lost [T-2,T-3]",
+                          "35.003s coordinator generation g4",
+                          "35.004s B assigned g4 [T-3]",
+                          "37.002s C assigned g4 [T-2]",
+                          "40.001s coordinator stable g4",
+                          "40.002s A assigned g4 []",
+                      }));
+  CHECK_FALSE(x.m.violation);
+}
+
+// The coordinator fails over at 16 s, while B is revoking T-3 (2 s, until
+// 17.002 s). The new coordinator replays the log at 18 s: B is still
+// UNREVOKED_PARTITIONS there. Members find it at 18.042 s; B's heartbeat no
+// longer lists T-3, so C gets it: the same target as without the failover.
+TEST_CASE("consumer: a coordinator failover mid-reconciliation converges to the same target") {
+  const auto with = group("60s", "costs: {revoke: 2s}",
+                          "  - {at: 12s, join: C, subscribe: [T]}\n  - {at: 16s, coordinator-failover: true, down: 2s}\n");
+  const auto without = group("60s", "costs: {revoke: 2s}", "  - {at: 12s, join: C, subscribe: [T]}\n");
+  CHECK(with.m.final_assignment == without.m.final_assignment);
+  CHECK(with.m.final_generation == without.m.final_generation);
+  CHECK(lines(with.r).find("18.044s C assigned g2 [T-3]") != std::string::npos);
+  CHECK_FALSE(with.m.violation);
+}
+
+// The log is the group: a coordinator that replays it has the state of the
+// one that wrote it, field by field, at any point (here, one member
+// UNREVOKED, one UNRELEASED, one STABLE).
+TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
+  using namespace protocols::consumer;
+  Kernel kernel;
+  Trace trace;
+  const Metadata cluster{{"T", 4}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  std::map<std::string, HeartbeatResponse> last;
+  auto beat = [&](const std::string& client, const std::string& id, int epoch, std::vector<protocols::TopicPartition> owned) {
+    HeartbeatRequest req;
+    req.member_id = id;
+    req.member_epoch = epoch;
+    req.client_id = client;
+    req.topics = {"T"};
+    req.owned = std::move(owned);
+    req.rebalance_timeout = std::chrono::seconds(300);
+    c.handle_heartbeat(req, [&, client](HeartbeatResponse r) { last[client] = r; });
+    return last[client];
+  };
+  const auto a = beat("A", "", 0, {});
+  REQUIRE(a.error == Error::None);
+  CHECK(a.assignment.size() == 4);  // alone: everything
+  const auto b = beat("B", "", 0, {});
+  CHECK(b.assignment.empty());  // its share is still A's
+  const auto a2 = beat("A", a.member_id, a.member_epoch, a.assignment);
+  CHECK(a2.assignment.size() == 2);  // A must give up two: UNREVOKED
+  CHECK(a2.member_epoch == a.member_epoch);
+  const auto cc = beat("C", "", 0, {});
+  const GroupState& before = c.state();
+  CHECK(before.members.at(a.member_id).state == MemberState::UnrevokedPartitions);
+  CHECK(before.members.at(b.member_id).state == MemberState::UnreleasedPartitions);
+  ConsumerCoordinator rebuilt(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  rebuilt.replay(c.log());
+  const GroupState& after = rebuilt.state();
+  CHECK(after.group_epoch == before.group_epoch);
+  CHECK(after.target_epoch == before.target_epoch);
+  CHECK(after.target == before.target);
+  CHECK(after.subscribed_metadata == before.subscribed_metadata);
+  REQUIRE(after.members.size() == before.members.size());
+  for (const auto& [id, m] : before.members) {
+    CAPTURE(id);
+    const MemberView& r = after.members.at(id);
+    CHECK(r.client_id == m.client_id);
+    CHECK(r.topics == m.topics);
+    CHECK(r.rebalance_timeout == m.rebalance_timeout);
+    CHECK(r.epoch == m.epoch);
+    CHECK(r.previous_epoch == m.previous_epoch);
+    CHECK(r.state == m.state);
+    CHECK(r.assigned == m.assigned);
+    CHECK(r.revoking == m.revoking);
+  }
+  CHECK(after == before);
+  // A member leaving writes tombstones: gone after a replay too.
+  beat("C", cc.member_id, -1, {});
+  ConsumerCoordinator again(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  again.replay(c.log());
+  CHECK(again.state() == c.state());
+  CHECK(again.state().members.count(cc.member_id) == 0);
+}
+
+// scenarios/kip848-add-partitions.yaml: the topic grows from 100 to 1,000
+// partitions at 202 s. A classic leader notices at its next metadata refresh
+// (metadata.max.age.ms: 300 s after it joined, so at 300 s) and only then
+// rebalances; the KIP-848 coordinator notices at the first heartbeat after
+// the change and every member takes its new partitions at its own next
+// heartbeat: within one heartbeat interval (5 s).
+TEST_CASE("consumer: added partitions are assigned within a heartbeat interval, classic waits for a metadata refresh") {
+  const auto s = scenario::load_file(std::string(RSIM_SOURCE_DIR) + "/scenarios/kip848-add-partitions.yaml");
+  auto time_to_stable = [&](const char* protocol, const char* assignor) {
+    scenario::RunOptions o;
+    o.protocol = protocol;
+    o.assignor = assignor;
+    const auto m = metrics::summarize(s, scenario::run(s, o));
+    CHECK_FALSE(m.violation);
+    CHECK(m.stop_the_world <= Duration{600'000});
+    return m.time_to_stable;
+  };
+  const Duration consumer = time_to_stable("consumer", "uniform");
+  const Duration cooperative = time_to_stable("cooperative", "cooperative-sticky");
+  const Duration eager = time_to_stable("eager", "range");
+  CHECK(consumer <= Duration{5'000'000});
+  CHECK(cooperative >= Duration{98'000'000});  // 300 s - 202 s, then the rebalance
+  CHECK(eager >= Duration{98'000'000});
+  CHECK(cooperative > 20 * consumer);
+}
+}
