@@ -16,34 +16,18 @@ constexpr Duration kJoinGroupTimeoutLapse = 5s;
 }  // namespace
 
 ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
-    : ctx_(ctx),
+    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id),
+      ctx_(ctx),
       config_(std::move(config)),
-      node_(ctx_.network.add_node(config_.client_id)),
       heartbeat_timer_(ctx_.kernel),
       request_timer_(ctx_.kernel),
-      pause_timer_(ctx_.kernel),
       retry_timer_(ctx_.kernel),
       metadata_timer_(ctx_.kernel),
       scheduled_rebalance_timer_(ctx_.kernel),
       revoke_timer_(ctx_.kernel),
       init_timer_(ctx_.kernel),
       batch_timer_(ctx_.kernel),
-      poll_timer_(ctx_.kernel) {
-  ctx_.network.crash(node_);  // not running until start()
-}
-
-void ClassicMember::emit(std::string kind, std::vector<TraceField> fields) {
-  ctx_.trace.emit(ctx_.kernel.now(), config_.client_id, std::move(kind), std::move(fields));
-}
-
-void ClassicMember::on_message(Callback handler) {
-  if (phase_ == Phase::Down) return;
-  if (paused_) {
-    inbox_.push_back(std::move(handler));
-    return;
-  }
-  handler();
-}
+      poll_timer_(ctx_.kernel) {}
 
 template <class Req, class Resp, class Handle>
 void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle) {
@@ -53,7 +37,7 @@ void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*m
   Reply<Resp> reply = [this, dir, answer, handle, request_bytes](Resp r) {
     const std::size_t response_bytes = wire_size(r);
     ctx_.network.send(
-        dir->node, node_, answer,
+        dir->node, node(), answer,
         [this, handle, request_bytes, response_bytes, r = std::move(r)]() mutable {
           on_message([this, handle, bytes = request_bytes + response_bytes, r = std::move(r)]() mutable {
             round_trip_bytes_ = static_cast<std::int64_t>(bytes);
@@ -63,7 +47,7 @@ void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*m
         response_bytes);
   };
   ctx_.network.send(
-      node_, dir->node, what,
+      node(), dir->node, what,
       [dir, method, req = std::move(req), reply = std::move(reply)]() mutable {
         (dir->coordinator->*method)(std::move(req), std::move(reply));
       },
@@ -84,14 +68,14 @@ Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
 
 void ClassicMember::start() {
   assert(phase_ == Phase::Down);
-  ctx_.network.restart(node_);
+  ctx_.network.restart(node());
   phase_ = Phase::Idle;
   member_id_.clear();  // a new process has no member id (a static one keeps its instance id)
   generation_ = -1;
   owned_.clear();
   last_assignment_.clear();
   leader_memory_ = LeaderMemory{};  // a new process remembers nothing
-  coordinator_unknown_ = false;
+  reset_process();
   known_metadata_ = ctx_.cluster;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   emit("start");
@@ -101,7 +85,7 @@ void ClassicMember::start() {
 void ClassicMember::start_stable(const std::string& member_id, const std::string& leader, int generation,
                                  std::vector<TopicPartition> owned) {
   assert(phase_ == Phase::Down);
-  ctx_.network.restart(node_);
+  ctx_.network.restart(node());
   phase_ = Phase::Stable;
   member_id_ = member_id;
   leader_ = leader;
@@ -123,7 +107,6 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
 void ClassicMember::stop_timers() {
   heartbeat_timer_.cancel();
   request_timer_.cancel();
-  pause_timer_.cancel();
   retry_timer_.cancel();
   metadata_timer_.cancel();
   scheduled_rebalance_timer_.cancel();
@@ -135,16 +118,15 @@ void ClassicMember::stop_timers() {
   rejoin_after_batch_.reset();
   left_on_poll_timeout_ = false;
   batch_ = Duration{0};
+  reset_process();
 }
 
 void ClassicMember::crash() {
   if (phase_ == Phase::Down) return;
   emit("crash", {{"resources", to_strings(owned_)}});
-  ctx_.network.crash(node_);
+  ctx_.network.crash(node());
   stop_timers();
   phase_ = Phase::Down;
-  paused_ = false;
-  inbox_.clear();
   revoking_ = false;
   owned_.clear();
 }
@@ -164,13 +146,13 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   in_batch_ = false;
   revoking_ = false;
   auto finish = [this, on_stopped = std::move(on_stopped)] {
-    if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown_) {
+    if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown()) {
       LeaveGroupRequest req{member_id_};
       CoordinatorDirectory* dir = &ctx_.directory;
-      ctx_.network.send(node_, dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
+      ctx_.network.send(node(), dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
     }
     emit("stopped");
-    ctx_.network.crash(node_);
+    ctx_.network.crash(node());
     stop_timers();
     phase_ = Phase::Down;
     owned_.clear();
@@ -180,38 +162,22 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   revoke(owned_, std::move(finish));
 }
 
-// The process freezes (GC, a stuck poll loop): no heartbeats, no progress on
-// revocation, initialisation or the batch; messages wait in the socket until
-// it thaws.
-void ClassicMember::pause(Duration length) {
-  if (phase_ == Phase::Down) return;
-  if (paused_) {  // a longer freeze extends the current one
-    if (ctx_.kernel.now() + length > pause_timer_.deadline()) pause_timer_.arm_in(length, [this] { resume(); });
-    return;
-  }
-  paused_ = true;
-  emit("pause", {{"for_us", length.count()}});
+// A frozen process: no heartbeats, no progress on revocation,
+// initialisation or the batch; messages wait in the socket until it thaws.
+void ClassicMember::on_freeze() {
   heartbeat_timer_.cancel();
   revoke_timer_.suspend();
   init_timer_.suspend();
   batch_timer_.suspend();
   poll_timer_.suspend();
-  pause_timer_.arm_in(length, [this] { resume(); });
 }
 
-void ClassicMember::resume() {
-  paused_ = false;
-  emit("resume");
+void ClassicMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
   batch_timer_.resume();
   poll_timer_.resume();
   if (phase_ == Phase::Syncing || phase_ == Phase::Stable) send_heartbeat();
-  while (!inbox_.empty() && !paused_ && phase_ != Phase::Down) {
-    auto handler = std::move(inbox_.front());
-    inbox_.pop_front();
-    handler();
-  }
 }
 
 // KafkaConsumer.subscribe() with a new topic list: the member fetches
@@ -270,10 +236,10 @@ void ClassicMember::end_batch() {
 
 void ClassicMember::poll_timeout() {
   emit("poll-timeout", {{"max-poll-interval_us", config_.max_poll_interval.count()}});
-  if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown_) {
+  if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown()) {
     LeaveGroupRequest req{member_id_};
     CoordinatorDirectory* dir = &ctx_.directory;
-    ctx_.network.send(node_, dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
+    ctx_.network.send(node(), dir->node, "LeaveGroup", [dir, req] { dir->coordinator->handle_leave(req); });
   }
   // resetGenerationOnLeaveGroup: no member id, no generation, no heartbeats.
   member_id_.clear();
@@ -302,36 +268,13 @@ void ClassicMember::refresh_metadata() {
 }
 
 void ClassicMember::coordinator_disconnected() {
-  if (phase_ == Phase::Down || coordinator_unknown_) return;
-  coordinator_unknown_ = true;
-  emit("coordinator-lost");
+  if (phase_ == Phase::Down || coordinator_unknown()) return;
   request_timer_.cancel();
   retry_timer_.cancel();
-  find_coordinator();
+  lose_coordinator(ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff);
 }
 
-// FindCoordinator goes to a bootstrap broker, which knows whether the
-// group's coordinator is up again; retried every retry.backoff.ms.
-void ClassicMember::find_coordinator() {
-  CoordinatorDirectory* dir = &ctx_.directory;
-  ctx_.network.send(node_, dir->bootstrap, "FindCoordinator", [this, dir] {
-    const bool available = dir->available;
-    ctx_.network.send(dir->bootstrap, node_, "FindCoordinatorResponse", [this, available] {
-      on_message([this, available] {
-        if (!coordinator_unknown_) return;
-        if (available) {
-          coordinator_found();
-        } else {
-          retry_timer_.arm_in(config_.retry_backoff, [this] { find_coordinator(); });
-        }
-      });
-    });
-  });
-}
-
-void ClassicMember::coordinator_found() {
-  coordinator_unknown_ = false;
-  emit("coordinator-found");
+void ClassicMember::on_coordinator_found() {
   switch (phase_) {
     case Phase::Joining:
     case Phase::Syncing:
@@ -364,12 +307,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
     emit("revoked", {{"resources", to_strings(partitions)}});
     then();
   };
-  // A free revocation takes no step: nothing else can happen in between.
-  if (cost == Duration{0}) {
-    done();
-  } else {
-    revoke_timer_.arm_in(cost, std::move(done));
-  }
+  after(revoke_timer_, cost, std::move(done));
 }
 
 void ClassicMember::request_rejoin(const std::string& reason) {
@@ -393,7 +331,7 @@ void ClassicMember::send_join() {
   if (phase_ == Phase::Down) return;
   phase_ = Phase::Joining;
   heartbeat_timer_.cancel();  // no heartbeats while parked in JoinGroup
-  if (coordinator_unknown_) return;  // sent once the coordinator is found
+  if (coordinator_unknown()) return;  // sent once the coordinator is found
   const std::uint64_t seq = ++request_seq_;
   JoinGroupRequest req;
   req.member_id = member_id_;
@@ -520,13 +458,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
     const Duration cost = total_cost(outcome.add, config_.assign_cost, config_.assign_cost_of_topic);
     auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
-    if (outcome.add.empty()) {
-      // nothing to initialise
-    } else if (cost == Duration{0}) {
-      ready();
-    } else {
-      init_timer_.arm_in(cost, std::move(ready));
-    }
+    if (!outcome.add.empty()) after(init_timer_, cost, std::move(ready));
     if (outcome.rejoin) {
       request_rejoin("assignment asks for a follow-up rebalance");
     } else if (!in_batch_) {
@@ -543,9 +475,9 @@ void ClassicMember::arm_heartbeat() {
 }
 
 void ClassicMember::send_heartbeat() {
-  if (paused_ || (phase_ != Phase::Syncing && phase_ != Phase::Stable)) return;
+  if (paused() || (phase_ != Phase::Syncing && phase_ != Phase::Stable)) return;
   arm_heartbeat();
-  if (coordinator_unknown_) return;
+  if (coordinator_unknown()) return;
   const int generation = generation_;
   call("Heartbeat", HeartbeatRequest{member_id_, generation}, &ClassicCoordinator::handle_heartbeat,
        [this, generation](HeartbeatResponse r) { on_heartbeat_response(generation, r); });

@@ -10,6 +10,7 @@
 
 #include "protocols/classic/coordinator.hpp"
 #include "protocols/classic/embedded.hpp"
+#include "protocols/member_process.hpp"
 #include "sim/kernel.hpp"
 #include "sim/network.hpp"
 #include "sim/trace.hpp"
@@ -68,17 +69,14 @@ struct MemberContext {
   const EmbeddedProtocol& protocol;
 };
 
-class ClassicMember {
+class ClassicMember final : public MemberProcess {
  public:
   ClassicMember(MemberContext ctx, MemberConfig config);
-  ClassicMember(const ClassicMember&) = delete;
-  ClassicMember& operator=(const ClassicMember&) = delete;
 
   // Lifecycle, driven by the scenario.
   void start();
   void crash();
   void leave(std::function<void()> on_stopped = {});
-  void pause(Duration length);
   void slow(Duration batch, Duration length);
   void subscribe(std::vector<std::string> topics);
   // The connection to the coordinator broke (it failed over).
@@ -95,15 +93,15 @@ class ClassicMember {
     leader_memory_.started_with = std::move(by_member);
   }
 
-  NodeId node() const { return node_; }
   bool running() const { return phase_ != Phase::Down; }
 
  private:
   enum class Phase { Down, Idle, Joining, Syncing, Stable };
 
-  void emit(std::string kind, std::vector<TraceField> fields = {});
-  // Runs `handler` now, or after the pause if the process is frozen.
-  void on_message(Callback handler);
+  bool down() const override { return phase_ == Phase::Down; }
+  void on_freeze() override;
+  void on_thaw() override;
+  void on_coordinator_found() override;
   // Sends `req` to the coordinator; `handle` gets the answer (if it comes).
   template <class Req, class Resp, class Handle>
   void call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle);
@@ -120,7 +118,6 @@ class ClassicMember {
   void retry_join_later();
   void arm_heartbeat();
   void revoke(std::vector<TopicPartition> partitions, Callback then);
-  void resume();
   void stop_timers();
   // The poll loop.
   void start_batch();
@@ -128,12 +125,9 @@ class ClassicMember {
   void poll_timeout();
   // Metadata and the coordinator's whereabouts.
   void refresh_metadata();
-  void find_coordinator();
-  void coordinator_found();
 
   MemberContext ctx_;
   MemberConfig config_;
-  NodeId node_;
   Phase phase_ = Phase::Down;
   std::string member_id_;
   int generation_ = -1;
@@ -149,18 +143,14 @@ class ClassicMember {
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;
   std::uint64_t request_seq_ = 0;  // answers to older requests are ignored
-  bool paused_ = false;
-  std::deque<Callback> inbox_;  // messages that arrived during a pause
   // The poll loop: batches of `batch_` back to back until `slow_until_`.
   Duration batch_{0};
   Time slow_until_ = kTimeZero;
   bool in_batch_ = false;
   std::optional<std::string> rejoin_after_batch_;
   bool left_on_poll_timeout_ = false;
-  bool coordinator_unknown_ = false;
   Timer heartbeat_timer_;
   Timer request_timer_;  // JoinGroup / SyncGroup timeout
-  Timer pause_timer_;
   Timer retry_timer_;
   Timer metadata_timer_;
   Timer scheduled_rebalance_timer_;  // ScheduledRebalanceTimeout

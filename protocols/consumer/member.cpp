@@ -5,56 +5,41 @@
 namespace rsim::protocols::consumer {
 
 ConsumerMember::ConsumerMember(MemberContext ctx, classic::MemberConfig config)
-    : ctx_(ctx),
+    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id),
+      ctx_(ctx),
       config_(std::move(config)),
-      node_(ctx_.network.add_node(config_.client_id)),
       heartbeat_timer_(ctx_.kernel),
       request_timer_(ctx_.kernel),
-      pause_timer_(ctx_.kernel),
       retry_timer_(ctx_.kernel),
       revoke_timer_(ctx_.kernel),
-      init_timer_(ctx_.kernel) {
-  ctx_.network.crash(node_);  // not running until start()
-}
-
-void ConsumerMember::emit(std::string kind, std::vector<TraceField> fields) {
-  ctx_.trace.emit(ctx_.kernel.now(), config_.client_id, std::move(kind), std::move(fields));
-}
-
-void ConsumerMember::on_message(Callback handler) {
-  if (phase_ == Phase::Down) return;
-  if (paused_) {
-    inbox_.push_back(std::move(handler));
-    return;
-  }
-  handler();
-}
+      init_timer_(ctx_.kernel) {}
 
 void ConsumerMember::stop_timers() {
   heartbeat_timer_.cancel();
   request_timer_.cancel();
-  pause_timer_.cancel();
   retry_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
+  reset_process();
 }
 
 void ConsumerMember::start() {
   if (phase_ != Phase::Down) return;
-  ctx_.network.restart(node_);
+  ctx_.network.restart(node());
   phase_ = Phase::Joining;
   member_id_.clear();
   epoch_ = kJoinEpoch;
   owned_.clear();
   latest_.clear();
-  revoking_ = in_flight_ = send_again_ = paused_ = coordinator_unknown_ = false;
+  revoking_ = in_flight_ = send_again_ = false;
+  reset_process();
   emit("start");
   emit("join", {{"member-id", member_id_}});
   send_heartbeat();
 }
 
 void ConsumerMember::start_stable(const std::string& member_id, int epoch, std::vector<TopicPartition> owned) {
-  ctx_.network.restart(node_);
+  ctx_.network.restart(node());
   phase_ = Phase::Active;
   member_id_ = member_id;
   epoch_ = epoch;
@@ -71,18 +56,17 @@ void ConsumerMember::start_stable(const std::string& member_id, int epoch, std::
 void ConsumerMember::crash() {
   if (phase_ == Phase::Down) return;
   emit("crash", {{"resources", to_strings(owned_)}});
-  ctx_.network.crash(node_);
+  ctx_.network.crash(node());
   stop_timers();
   phase_ = Phase::Down;
-  paused_ = revoking_ = in_flight_ = false;
-  inbox_.clear();
+  revoking_ = in_flight_ = false;
   owned_.clear();
 }
 
 // ConsumerGroupHeartbeat: the whole protocol. One in flight at a time; a
 // request that has to wait is sent when the answer arrives.
 void ConsumerMember::send_heartbeat() {
-  if (phase_ == Phase::Down || phase_ == Phase::Leaving || paused_ || coordinator_unknown_) return;
+  if (phase_ == Phase::Down || phase_ == Phase::Leaving || paused() || coordinator_unknown()) return;
   if (in_flight_) {
     send_again_ = true;
     return;
@@ -99,11 +83,11 @@ void ConsumerMember::send_heartbeat() {
   const std::uint64_t seq = ++seq_;
   Directory* dir = &ctx_.directory;
   Reply<HeartbeatResponse> reply = [this, dir, seq](HeartbeatResponse r) {
-    ctx_.network.send(dir->node, node_, "ConsumerGroupHeartbeatResponse", [this, seq, r = std::move(r)]() mutable {
+    ctx_.network.send(dir->node, node(), "ConsumerGroupHeartbeatResponse", [this, seq, r = std::move(r)]() mutable {
       on_message([this, seq, r = std::move(r)]() mutable { on_response(seq, std::move(r)); });
     });
   };
-  ctx_.network.send(node_, dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
+  ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
     if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(std::move(req), std::move(reply));
   });
   request_timer_.arm_in(config_.request_timeout, [this] {
@@ -172,8 +156,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
       reconcile(latest_);
     };
     const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
-    if (cost == Duration{0}) done();
-    else revoke_timer_.arm_in(cost, std::move(done));
+    after(revoke_timer_, cost, std::move(done));
     return;
   }
   if (add.empty() && assigned_epoch_ == epoch_) return;
@@ -191,8 +174,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   // whole batch is ready after the newest part's cost (a simplification).
   const Duration cost = classic::total_cost(add, config_.assign_cost, config_.assign_cost_of_topic);
   init_timer_.cancel();
-  if (cost == Duration{0}) ready();
-  else init_timer_.arm_in(cost, std::move(ready));
+  after(init_timer_, cost, std::move(ready));
   send_heartbeat();  // acknowledges the new assignment
 }
 
@@ -222,19 +204,19 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
   revoking_ = true;
   auto finish = [this, joined, on_stopped = std::move(on_stopped)] {
     revoking_ = false;
-    if (joined && !coordinator_unknown_) {
+    if (joined && !coordinator_unknown()) {
       HeartbeatRequest req;
       req.member_id = member_id_;
       req.member_epoch = config_.instance_id ? kStaticLeaveEpoch : kLeaveEpoch;
       req.client_id = config_.client_id;
       req.instance_id = config_.instance_id;
       Directory* dir = &ctx_.directory;
-      ctx_.network.send(node_, dir->node, "ConsumerGroupHeartbeat", [dir, req] {
+      ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req] {
         if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(req, [](HeartbeatResponse) {});
       });
     }
     emit("stopped");
-    ctx_.network.crash(node_);
+    ctx_.network.crash(node());
     stop_timers();
     phase_ = Phase::Down;
     owned_.clear();
@@ -252,36 +234,20 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
     finish();
   };
   const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
-  if (cost == Duration{0}) done();
-  else revoke_timer_.arm_in(cost, std::move(done));
+  after(revoke_timer_, cost, std::move(done));
 }
 
-void ConsumerMember::pause(Duration length) {
-  if (phase_ == Phase::Down) return;
-  if (paused_) {
-    if (ctx_.kernel.now() + length > pause_timer_.deadline()) pause_timer_.arm_in(length, [this] { resume(); });
-    return;
-  }
-  paused_ = true;
-  emit("pause", {{"for_us", length.count()}});
+void ConsumerMember::on_freeze() {
   heartbeat_timer_.cancel();
   request_timer_.cancel();
   revoke_timer_.suspend();
   init_timer_.suspend();
-  pause_timer_.arm_in(length, [this] { resume(); });
 }
 
-void ConsumerMember::resume() {
-  paused_ = false;
-  emit("resume");
+void ConsumerMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
   in_flight_ = false;  // a request in flight before the freeze is timed out by now
-  while (!inbox_.empty() && !paused_ && phase_ != Phase::Down) {
-    auto handler = std::move(inbox_.front());
-    inbox_.pop_front();
-    handler();
-  }
   send_heartbeat();
 }
 
@@ -300,32 +266,13 @@ void ConsumerMember::subscribe(std::vector<std::string> topics) {
 }
 
 void ConsumerMember::coordinator_disconnected() {
-  if (phase_ == Phase::Down || coordinator_unknown_) return;
-  coordinator_unknown_ = true;
+  if (phase_ == Phase::Down || coordinator_unknown()) return;
   in_flight_ = false;
-  emit("coordinator-lost");
   request_timer_.cancel();
   heartbeat_timer_.cancel();
-  find_coordinator();
+  lose_coordinator(ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff);
 }
 
-void ConsumerMember::find_coordinator() {
-  Directory* dir = &ctx_.directory;
-  ctx_.network.send(node_, dir->bootstrap, "FindCoordinator", [this, dir] {
-    const bool available = dir->available;
-    ctx_.network.send(dir->bootstrap, node_, "FindCoordinatorResponse", [this, available] {
-      on_message([this, available] {
-        if (!coordinator_unknown_) return;
-        if (!available) {
-          retry_timer_.arm_in(config_.retry_backoff, [this] { find_coordinator(); });
-          return;
-        }
-        coordinator_unknown_ = false;
-        emit("coordinator-found");
-        send_heartbeat();
-      });
-    });
-  });
-}
+void ConsumerMember::on_coordinator_found() { send_heartbeat(); }
 
 }  // namespace rsim::protocols::consumer

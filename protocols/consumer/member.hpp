@@ -6,9 +6,9 @@
 
 #include "protocols/classic/member.hpp"  // MemberConfig, total_cost
 #include "protocols/consumer/coordinator.hpp"
+#include "protocols/member_process.hpp"
 #include "sim/network.hpp"
 
-#include <deque>
 #include <functional>
 
 namespace rsim::protocols::consumer {
@@ -27,41 +27,36 @@ struct MemberContext {
   Directory& directory;
 };
 
-class ConsumerMember {
+class ConsumerMember final : public MemberProcess {
  public:
   ConsumerMember(MemberContext ctx, classic::MemberConfig config);
-  ConsumerMember(const ConsumerMember&) = delete;
-  ConsumerMember& operator=(const ConsumerMember&) = delete;
 
   void start();
   void crash();
   void leave(std::function<void()> on_stopped = {});
-  void pause(Duration length);
   void slow(Duration batch, Duration length);
   void subscribe(std::vector<std::string> topics);
   void coordinator_disconnected();
   // The scenario's initial assignment: in the group at `epoch`.
   void start_stable(const std::string& member_id, int epoch, std::vector<TopicPartition> owned);
 
-  NodeId node() const { return node_; }
   bool running() const { return phase_ != Phase::Down; }
 
  private:
   enum class Phase { Down, Joining, Active, Leaving };
 
-  void emit(std::string kind, std::vector<TraceField> fields = {});
-  void on_message(Callback handler);
+  bool down() const override { return phase_ == Phase::Down; }
+  void on_freeze() override;
+  void on_thaw() override;
+  void on_coordinator_found() override;
   void send_heartbeat();
   void on_response(std::uint64_t seq, HeartbeatResponse r);
   void reconcile(const std::vector<TopicPartition>& assignment);
   void lose_all(const std::string& reason);
   void stop_timers();
-  void resume();
-  void find_coordinator();
 
   MemberContext ctx_;
   classic::MemberConfig config_;
-  NodeId node_;
   Phase phase_ = Phase::Down;
   std::string member_id_;
   int epoch_ = kJoinEpoch;
@@ -73,11 +68,8 @@ class ConsumerMember {
   bool revoking_ = false;
   bool in_flight_ = false;
   bool send_again_ = false;
-  bool paused_ = false;
-  bool coordinator_unknown_ = false;
   std::uint64_t seq_ = 0;
-  std::deque<Callback> inbox_;
-  Timer heartbeat_timer_, request_timer_, pause_timer_, retry_timer_;
+  Timer heartbeat_timer_, request_timer_, retry_timer_;
   SuspendableTimer revoke_timer_, init_timer_;
 };
 

@@ -1,0 +1,71 @@
+// What every member process has, whatever group protocol it speaks: a
+// network node, its events in the trace, freezes (a GC pause, a stuck
+// process) during which messages wait in the socket and timed work stands
+// still, and the search for the group's coordinator after a failover
+// (FindCoordinator to a bootstrap broker, every retry.backoff.ms).
+#pragma once
+
+#include "sim/kernel.hpp"
+#include "sim/network.hpp"
+#include "sim/trace.hpp"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace rsim::protocols {
+
+class MemberProcess {
+ public:
+  MemberProcess(const MemberProcess&) = delete;
+  MemberProcess& operator=(const MemberProcess&) = delete;
+  NodeId node() const { return node_; }
+  // The process freezes for `length` (a GC pause, a stuck poll loop); a
+  // longer freeze extends the current one.
+  void pause(Duration length) { freeze(length); }
+
+ protected:
+  MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name);
+  virtual ~MemberProcess() = default;
+
+  void emit(std::string kind, std::vector<TraceField> fields = {});
+  // Runs `handler` now, or after the freeze if the process is frozen; never
+  // if it is down.
+  void on_message(Callback handler);
+  void freeze(Duration length);
+  bool paused() const { return paused_; }
+  // A process starting or dying: no freeze, no waiting messages, no search.
+  void reset_process();
+  // The connection to the coordinator broke: look for it through `bootstrap`
+  // until `*available` says it is back, then on_coordinator_found().
+  void lose_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff);
+  bool coordinator_unknown() const { return coordinator_unknown_; }
+  // Runs `work` after `cost` on `timer` (which a freeze suspends); a free
+  // step runs at once, so nothing else can happen in between.
+  static void after(SuspendableTimer& timer, Duration cost, Callback work) {
+    if (cost == Duration{0}) work();
+    else timer.arm_in(cost, std::move(work));
+  }
+
+  virtual bool down() const = 0;
+  virtual void on_freeze() = 0;  // stop timed work
+  virtual void on_thaw() = 0;    // resume it; the waiting messages run next
+  virtual void on_coordinator_found() = 0;
+
+ private:
+  void thaw();
+  void find_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff);
+
+  Kernel& kernel_;
+  Network& network_;
+  Trace& trace_;
+  std::string name_;
+  NodeId node_;
+  bool paused_ = false;
+  bool coordinator_unknown_ = false;
+  std::deque<Callback> inbox_;  // messages that arrived during a freeze
+  Timer pause_timer_;
+  Timer locate_timer_;
+};
+
+}  // namespace rsim::protocols
