@@ -80,7 +80,7 @@ class Replay {
       coordinator_stable_ = true;
       for (auto i : open_) ++result_.recoveries[i].rebalances;
     } else if (ev.kind == "start" || ev.kind == "join" || ev.kind == "rejoin" || ev.kind == "lost" ||
-               ev.kind == "poll-timeout") {
+               ev.kind == "poll-timeout" || ev.kind == "leave") {
       unsettled_.insert(ev.actor);
     } else if (ev.kind == "assigned") {
       unsettled_.erase(ev.actor);

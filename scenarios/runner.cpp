@@ -50,10 +50,26 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
   if (!s.subtopologies.empty())
     throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
   for (const auto& ev : s.events) {
-    const bool supported = !std::holds_alternative<Upgrade>(ev.action) && !std::holds_alternative<RollingUpgrade>(ev.action);
-    if (!supported)
-      throw InputError(s.file, ev.mark, fmt::format("'{}' events are part of the scenario contract but not simulated by this version yet", ev.kind));
+    std::string to;
+    if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) to = u->to;
+    if (to.empty() || to == protocol) continue;  // to what it speaks already: a restart
+    // Online migration: classic members upgrading to the consumer protocol.
+    if (to != "consumer" || p->family != protocols::Family::Classic)
+      throw InputError(s.file, ev.mark, fmt::format("'{}' to {} from the {} protocol is not simulated by this version yet (only classic protocols to consumer)", ev.kind, to, protocol));
+    if (!s.connectors.empty())
+      throw InputError(s.file, ev.mark, fmt::format("'{}' needs a consumer group; this scenario has connectors", ev.kind));
   }
+}
+
+// The members an upgrade event restarts speaking the consumer protocol.
+std::set<std::string> upgraded_members(const Scenario& s) {
+  std::set<std::string> out;
+  for (const auto& ev : s.events) {
+    if (const auto* u = std::get_if<Upgrade>(&ev.action)) out.insert(u->members.begin(), u->members.end());
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) out.insert(u->members.ids.begin(), u->members.ids.end());
+  }
+  return out;
 }
 
 // Resources by the names the loader already checked: TOPIC-N, CONNECTOR or
@@ -152,6 +168,8 @@ class GroupRun {
     } else {
       embedded_ = std::make_unique<cl::EagerProtocol>();
     }
+    upgraded_ = upgraded_members(s);
+    if (!upgraded_.empty()) server_assignor_ = protocols::make_consumer_assignor("uniform");
     // Every process the scenario can start gets its node now, in a fixed
     // order, so node ids never depend on when events happen.
     for (const auto& m : s.members) add_member(m);
@@ -212,14 +230,17 @@ class GroupRun {
       if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;
       if (con.assign_cost) c.assign_cost_of_topic[topic] = *con.assign_cost;
     }
-    if (consumer_) {
-      c.session_timeout = config_millis(s_, "group.consumer.session.timeout.ms");
-      c.heartbeat_interval = config_millis(s_, "group.consumer.heartbeat.interval.ms");
+    if (consumer_ || upgraded_.count(spec.id) != 0) {
       auto p = std::make_unique<ProcessOf<protocols::consumer::ConsumerMember>>(
           protocols::consumer::MemberContext{kernel_, network_, trace_, consumer_directory_}, c);
       consumer_members_[spec.id] = &p->m;
-      members_.emplace(spec.id, std::move(p));
-    } else {
+      if (consumer_) {
+        members_.emplace(spec.id, std::move(p));
+      } else {
+        upgraded_processes_.emplace(spec.id, std::move(p));  // what the member restarts as
+      }
+    }
+    if (!consumer_) {
       auto p = std::make_unique<ProcessOf<cl::ClassicMember>>(
           cl::MemberContext{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_}, c);
       classic_members_[spec.id] = &p->m;
@@ -232,7 +253,7 @@ class GroupRun {
 
   std::unique_ptr<protocols::consumer::ConsumerCoordinator> make_consumer_coordinator() {
     return std::make_unique<protocols::consumer::ConsumerCoordinator>(
-        kernel_, trace_, metadata_, *assignor_,
+        kernel_, trace_, metadata_, server_assignor_ ? *server_assignor_ : *assignor_,
         protocols::consumer::CoordinatorConfig{config_millis(s_, "group.consumer.session.timeout.ms"),
                                                config_millis(s_, "group.consumer.heartbeat.interval.ms")});
   }
@@ -331,15 +352,68 @@ class GroupRun {
   // The coordinator's broker fails: connections to it break, in-flight
   // requests are lost; after `down` another broker loads the group from what
   // was persisted and members find it through FindCoordinator.
+  // Online migration: a classic member restarts speaking the consumer
+  // protocol. The first to do so converts the group (once it is Stable: no
+  // rebalance in flight), as Kafka converts a classic group when a consumer
+  // member joins it; the classic members then talk to the consumer group's
+  // coordinator through the classic protocol.
+  void upgrade(const std::string& id, Duration down) {
+    disruption("upgrade", id);
+    member(id).leave([this, id, down] { kernel_.schedule_in(down, [this, id] { start_upgraded(id); }); });
+  }
+
+  void start_upgraded(const std::string& id) {
+    if (!converted()) {
+      if (coordinator_ == nullptr || coordinator_->state() != cl::GroupState::Stable) {
+        kernel_.schedule_in(std::chrono::milliseconds(10), [this, id] { start_upgraded(id); });
+        return;
+      }
+      convert_group();
+    }
+    auto it = upgraded_processes_.find(id);
+    if (it != upgraded_processes_.end()) {
+      members_[id] = std::move(it->second);
+      upgraded_processes_.erase(it);
+    }
+    if (!member(id).running()) member(id).start();
+  }
+
+  bool converted() const { return consumer_coordinator_ != nullptr; }
+
+  void convert_group() {
+    const cl::PersistedGroup g = coordinator_->persisted();
+    std::vector<protocols::consumer::MemberView> members;
+    for (const auto& seed : g.members) {
+      protocols::consumer::MemberView v;
+      v.member_id = seed.member_id;
+      v.client_id = seed.join.client_id;
+      v.instance_id = seed.join.instance_id;
+      v.topics = seed.join.subscription.topics;
+      v.rebalance_timeout = seed.join.rebalance_timeout;
+      v.classic = true;
+      v.session_timeout = seed.join.session_timeout;
+      v.assigned.insert(seed.assignment.partitions.begin(), seed.assignment.partitions.end());
+      members.push_back(v);
+    }
+    consumer_coordinator_ = make_consumer_coordinator();
+    consumer_coordinator_->continue_member_numbers(coordinator_->next_member_number());
+    consumer_coordinator_->adopt_classic_group(g.generation, members);
+    consumer_directory_.coordinator = consumer_coordinator_.get();
+    directory_.coordinator = consumer_coordinator_.get();
+    coordinator_.reset();
+  }
+
   void failover(Duration down) {
     trace_.emit(kernel_.now(), "coordinator", "failover", {{"down_us", down.count()}});
-    if (consumer_) {
+    if (converted()) {
       // KIP-848: a new coordinator replays the group's records.
       network_.crash(directory_.node);
       consumer_directory_.available = false;
+      directory_.available = false;
       const auto log = consumer_coordinator_->log();
       const std::uint64_t next_number = consumer_coordinator_->next_member_number();
       consumer_directory_.coordinator = nullptr;
+      directory_.coordinator = nullptr;
       consumer_coordinator_.reset();
       for (const auto& id : order_) member(id).coordinator_disconnected();
       kernel_.schedule_in(down, [this, log, next_number] {
@@ -347,8 +421,10 @@ class GroupRun {
         consumer_coordinator_->continue_member_numbers(next_number);
         consumer_coordinator_->replay(log);
         consumer_directory_.coordinator = consumer_coordinator_.get();
+        directory_.coordinator = consumer_coordinator_.get();
         network_.restart(directory_.node);
         consumer_directory_.available = true;
+        directory_.available = true;
       });
       return;
     }
@@ -448,6 +524,14 @@ class GroupRun {
               disruption("leave", id);
               member(id).leave();
             }
+          } else if constexpr (std::is_same_v<A, Upgrade>) {
+            for (const auto& id : a.members) upgrade(id, a.down);
+          } else if constexpr (std::is_same_v<A, RollingUpgrade>) {
+            Duration offset{0};
+            for (const auto& id : a.members.ids) {  // `all` is resolved by the loader
+              kernel_.schedule_in(offset, [this, id, down = a.down] { upgrade(id, down); });
+              offset += a.interval;
+            }
           } else if constexpr (std::is_same_v<A, Isolate>) {
             disruption("isolate", a.member);
             const NodeId node = member(a.member).node();
@@ -481,6 +565,9 @@ class GroupRun {
   std::map<std::string, std::unique_ptr<Process>> members_;
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
+  std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
+  std::map<std::string, std::unique_ptr<Process>> upgraded_processes_;
+  std::unique_ptr<protocols::Assignor> server_assignor_;  // the converted group's
   std::vector<std::string> order_;
   std::set<std::string> group_topics_;
   bool started_ = false;

@@ -48,14 +48,14 @@ struct PersistedGroup {
   std::vector<SeedMember> members;
 };
 
-class ClassicCoordinator {
+class ClassicCoordinator final : public ClassicEndpoint {
  public:
   ClassicCoordinator(Kernel& kernel, Trace& trace, CoordinatorConfig config);
 
-  void handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply);
-  void handle_sync(SyncGroupRequest req, Reply<SyncGroupResponse> reply);
-  void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply);
-  void handle_leave(LeaveGroupRequest req);
+  void handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply) override;
+  void handle_sync(SyncGroupRequest req, Reply<SyncGroupResponse> reply) override;
+  void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply) override;
+  void handle_leave(LeaveGroupRequest req) override;
 
   // The scenario's initial assignment: Stable at `generation` from time zero.
   void seed_stable(int generation, std::vector<SeedMember> members);

@@ -30,7 +30,7 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
       poll_timer_(ctx_.kernel) {}
 
 template <class Req, class Resp, class Handle>
-void ClassicMember::call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle) {
+void ClassicMember::call(const char* what, Req req, void (ClassicEndpoint::*method)(Req, Reply<Resp>), Handle handle) {
   CoordinatorDirectory* dir = &ctx_.directory;
   const std::string answer = std::string(what) + "Response";
   const std::size_t request_bytes = wire_size(req);
@@ -342,7 +342,7 @@ void ClassicMember::send_join() {
   req.subscription = ctx_.protocol.subscription(ctx_.assignor, config_.topics, owned_, last_assignment_, generation_);
   req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
-  call("JoinGroup", std::move(req), &ClassicCoordinator::handle_join,
+  call("JoinGroup", std::move(req), &ClassicEndpoint::handle_join,
        [this, seq](JoinGroupResponse r) { on_join_response(seq, std::move(r)); });
   request_timer_.arm_in(config_.rebalance_timeout + kJoinGroupTimeoutLapse, [this] {
     emit("request-timeout", {{"request", std::string("JoinGroup")}});
@@ -407,7 +407,7 @@ void ClassicMember::send_sync() {
         if (auto it = known_metadata_.find(t); it != known_metadata_.end()) assigned_metadata_[t] = it->second;
   }
   joined_members_.clear();
-  call("SyncGroup", std::move(req), &ClassicCoordinator::handle_sync,
+  call("SyncGroup", std::move(req), &ClassicEndpoint::handle_sync,
        [this, seq](SyncGroupResponse r) { on_sync_response(seq, std::move(r)); });
   request_timer_.arm_in(config_.request_timeout, [this] {
     emit("request-timeout", {{"request", std::string("SyncGroup")}});
@@ -479,7 +479,7 @@ void ClassicMember::send_heartbeat() {
   arm_heartbeat();
   if (coordinator_unknown()) return;
   const int generation = generation_;
-  call("Heartbeat", HeartbeatRequest{member_id_, generation}, &ClassicCoordinator::handle_heartbeat,
+  call("Heartbeat", HeartbeatRequest{member_id_, generation}, &ClassicEndpoint::handle_heartbeat,
        [this, generation](HeartbeatResponse r) { on_heartbeat_response(generation, r); });
 }
 

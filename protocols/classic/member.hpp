@@ -52,7 +52,7 @@ Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
 // Where the group's coordinator is. The runner replaces `coordinator` and
 // restarts `node` on a failover; `available` is false while it moves.
 struct CoordinatorDirectory {
-  ClassicCoordinator* coordinator = nullptr;
+  ClassicEndpoint* coordinator = nullptr;
   NodeId node = 0;
   NodeId bootstrap = 0;  // a broker that answers FindCoordinator
   bool available = true;
@@ -104,7 +104,7 @@ class ClassicMember final : public MemberProcess {
   void on_coordinator_found() override;
   // Sends `req` to the coordinator; `handle` gets the answer (if it comes).
   template <class Req, class Resp, class Handle>
-  void call(const char* what, Req req, void (ClassicCoordinator::*method)(Req, Reply<Resp>), Handle handle);
+  void call(const char* what, Req req, void (ClassicEndpoint::*method)(Req, Reply<Resp>), Handle handle);
 
   void request_rejoin(const std::string& reason);
   void prepare_and_join(const std::string& reason);

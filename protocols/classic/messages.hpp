@@ -113,4 +113,16 @@ struct LeaveGroupRequest {
 template <class Response>
 using Reply = std::function<void(Response)>;
 
+// What a classic member talks to: the classic group coordinator or, after an
+// online migration (KIP-848), a consumer group's coordinator speaking the
+// classic protocol to the classic members it still has.
+class ClassicEndpoint {
+ public:
+  virtual ~ClassicEndpoint() = default;
+  virtual void handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply) = 0;
+  virtual void handle_sync(SyncGroupRequest req, Reply<SyncGroupResponse> reply) = 0;
+  virtual void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply) = 0;
+  virtual void handle_leave(LeaveGroupRequest req) = 0;
+};
+
 }  // namespace rsim::protocols::classic

@@ -60,7 +60,8 @@ void ConsumerCoordinator::bump_group_epoch(const std::string& why) {
 }
 
 void ConsumerCoordinator::write_member(const MemberView& m) {
-  append(MemberMetadataRecord{m.member_id, m.client_id, m.instance_id, m.topics, m.rebalance_timeout});
+  append(MemberMetadataRecord{m.member_id, m.client_id, m.instance_id, m.topics, m.rebalance_timeout, m.classic,
+                              m.session_timeout});
 }
 
 void ConsumerCoordinator::write_current(const MemberView& m) {
@@ -302,7 +303,11 @@ void ConsumerCoordinator::next_assignment(MemberView& m, const std::vector<Topic
 void ConsumerCoordinator::arm_session(const std::string& member_id) {
   auto& t = timers_[member_id];
   if (!t.session) t.session = std::make_unique<Timer>(kernel_);
-  t.session->arm_in(config_.session_timeout, [this, member_id] {
+  const auto it = state_.members.find(member_id);
+  const Duration timeout = it != state_.members.end() && it->second.classic && it->second.session_timeout > Duration{0}
+                               ? it->second.session_timeout
+                               : config_.session_timeout;
+  t.session->arm_in(timeout, [this, member_id] {
     fence(member_id, "session timeout expired");
     compute_target();
     update_group_state();
@@ -346,7 +351,77 @@ void ConsumerCoordinator::update_group_state() {
   }
 }
 
-void ConsumerCoordinator::seed_stable(const std::vector<MemberView>& members) {
+void ConsumerCoordinator::adopt_classic_group(int generation, const std::vector<MemberView>& members) {
+  emit("converted", {{"from", std::string("classic")}, {"epoch", generation}});
+  // The classic group was Stable at this generation: nothing new to announce.
+  group_state_ = "Stable";
+  last_stable_epoch_ = generation;
+  state_.group_epoch = generation - 1;
+  seed_stable(members, false);
+}
+
+void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
+  std::string id = req.member_id;
+  if (id.empty() || state_.members.count(id) == 0) {
+    if (id.empty()) id = fmt::format("{}-{}", req.client_id, next_member_number_++);
+    HeartbeatRequest as_consumer;
+    as_consumer.client_id = req.client_id;
+    as_consumer.instance_id = req.instance_id;
+    as_consumer.topics = req.subscription.topics;
+    as_consumer.rebalance_timeout = req.rebalance_timeout;
+    MemberView& m = add_member(as_consumer, id);
+    m.classic = true;
+    m.session_timeout = req.session_timeout;
+    write_member(m);
+    bump_group_epoch("member joined");
+  } else if (MemberView& m = state_.members.at(id); req.subscription.topics != m.topics) {
+    m.topics = req.subscription.topics;
+    write_member(m);
+    bump_group_epoch("subscription changed");
+  }
+  if (subscribed_metadata() != state_.subscribed_metadata) bump_group_epoch("topic metadata changed");
+  compute_target();
+  MemberView& member = state_.members.at(id);
+  reconcile(member, req.subscription.owned);
+  arm_session(id);
+  update_group_state();
+  classic::JoinGroupResponse r;
+  r.generation = member.epoch;
+  r.member_id = id;
+  reply(std::move(r));  // no leader: the coordinator assigns
+}
+
+void ConsumerCoordinator::handle_sync(classic::SyncGroupRequest req, classic::Reply<classic::SyncGroupResponse> reply) {
+  auto it = state_.members.find(req.member_id);
+  if (it == state_.members.end()) return reply(classic::SyncGroupResponse::failed(classic::Error::UnknownMemberId));
+  if (req.generation != it->second.epoch) return reply(classic::SyncGroupResponse::failed(classic::Error::IllegalGeneration));
+  classic::SyncGroupResponse r;
+  r.assignment.partitions = as_list(it->second.assigned);
+  reply(std::move(r));
+}
+
+void ConsumerCoordinator::handle_heartbeat(classic::HeartbeatRequest req, classic::Reply<classic::HeartbeatResponse> reply) {
+  auto it = state_.members.find(req.member_id);
+  classic::HeartbeatResponse r;
+  if (it == state_.members.end()) {
+    r.error = classic::Error::UnknownMemberId;
+  } else {
+    arm_session(req.member_id);
+    const MemberView& m = it->second;
+    if (req.generation != m.epoch) r.error = classic::Error::IllegalGeneration;
+    else if (m.epoch != state_.target_epoch || m.state != MemberState::Stable) r.error = classic::Error::RebalanceInProgress;
+  }
+  reply(r);
+}
+
+void ConsumerCoordinator::handle_leave(classic::LeaveGroupRequest req) {
+  if (state_.members.count(req.member_id) == 0) return;
+  fence(req.member_id, "left the group");
+  compute_target();
+  update_group_state();
+}
+
+void ConsumerCoordinator::seed_stable(const std::vector<MemberView>& members, bool announce) {
   ++state_.group_epoch;
   state_.target_epoch = state_.group_epoch;
   for (MemberView m : members) {
@@ -366,7 +441,7 @@ void ConsumerCoordinator::seed_stable(const std::vector<MemberView>& members) {
   std::vector<std::string> names;
   for (const auto& [id, m] : state_.members) names.push_back(m.client_id);
   std::sort(names.begin(), names.end());
-  emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
+  if (announce) emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
   update_group_state();
 }
 
@@ -386,6 +461,8 @@ void ConsumerCoordinator::replay(const std::vector<Record>& log) {
             m.instance_id = x.instance_id;
             m.topics = x.topics;
             m.rebalance_timeout = x.rebalance_timeout;
+            m.classic = x.classic;
+            m.session_timeout = x.session_timeout;
           } else if constexpr (std::is_same_v<R, TargetAssignmentRecord>) {
             s.target[x.member_id] = std::set<TopicPartition>(x.partitions.begin(), x.partitions.end());
           } else if constexpr (std::is_same_v<R, TargetEpochRecord>) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/classic/messages.hpp"
 #include "protocols/consumer/messages.hpp"
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
@@ -31,6 +32,10 @@ struct MemberView {
   std::optional<std::string> instance_id;
   std::vector<std::string> topics;
   Duration rebalance_timeout{0};
+  // A classic member in a consumer group (online migration, KIP-848): it
+  // speaks JoinGroup/SyncGroup/Heartbeat, with its own session timeout.
+  bool classic = false;
+  Duration session_timeout{0};
   int epoch = 0, previous_epoch = -1;
   MemberState state = MemberState::Stable;
   std::set<TopicPartition> assigned;  // what it may own at its epoch
@@ -48,7 +53,7 @@ struct GroupState {
   friend bool operator==(const GroupState&, const GroupState&) = default;
 };
 
-class ConsumerCoordinator {
+class ConsumerCoordinator final : public classic::ClassicEndpoint {
  public:
   ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster, const Assignor& assignor,
                       CoordinatorConfig config);
@@ -57,9 +62,24 @@ class ConsumerCoordinator {
 
   void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply);
 
+  // Classic members of a consumer group (online migration): a JoinGroup is
+  // answered at once with the member's epoch as its generation (nobody waits
+  // for anybody), SyncGroup returns what the member may own now, and a
+  // heartbeat answers REBALANCE_IN_PROGRESS while the member has something
+  // to revoke or to get, so it rejoins and moves one step.
+  void handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) override;
+  void handle_sync(classic::SyncGroupRequest req, classic::Reply<classic::SyncGroupResponse> reply) override;
+  void handle_heartbeat(classic::HeartbeatRequest req, classic::Reply<classic::HeartbeatResponse> reply) override;
+  void handle_leave(classic::LeaveGroupRequest req) override;
+
+  // The conversion of a classic group (its members and their assignments at
+  // `generation`) when a member speaking this protocol joins it.
+  void adopt_classic_group(int generation, const std::vector<MemberView>& members);
+
   // A group that starts stable (the scenario's initial assignment): every
   // member at epoch 1 owning its part of the target.
-  void seed_stable(const std::vector<MemberView>& members);
+  // `announce`: emit the generation (not when it continues a classic one).
+  void seed_stable(const std::vector<MemberView>& members, bool announce = true);
 
   // The log, and a new coordinator rebuilding the group from it. Session
   // timers restart from the load, as in Kafka.

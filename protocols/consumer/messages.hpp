@@ -58,6 +58,8 @@ struct MemberMetadataRecord {
   std::optional<std::string> instance_id;
   std::vector<std::string> topics;
   Duration rebalance_timeout{0};
+  bool classic = false;          // speaks JoinGroup/SyncGroup (online migration)
+  Duration session_timeout{0};   // a classic member's own; 0: the group's
 };
 struct TargetAssignmentRecord {
   std::string member_id;

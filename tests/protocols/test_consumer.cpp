@@ -218,4 +218,39 @@ TEST_CASE("consumer: added partitions are assigned within a heartbeat interval, 
   CHECK(eager >= Duration{98'000'000});
   CHECK(cooperative > 20 * consumer);
 }
+
+// scenarios/rolling-upgrade.yaml: the rolling-bounce group, cooperative,
+// upgraded member by member to the consumer protocol. c000 leaves at 30 s
+// and the classic group rebalances without it; when c000 is back speaking
+// the new protocol the group is converted (at the classic generation) and
+// the other nine, still classic, keep working through JoinGroup/SyncGroup
+// against the consumer group's coordinator until their turn.
+TEST_CASE("consumer: a rolling upgrade from cooperative converts the group and never gives a partition to two members") {
+  const auto x = testing::run_bundled("scenarios/rolling-upgrade.yaml");
+  if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
+  CHECK(x.m.stop_the_world == Duration{0});
+  std::size_t owned = 0;
+  for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
+  CHECK(owned == 24);
+  int conversions = 0;
+  std::optional<Time> converted;
+  std::set<std::string> classic_after, consumer_joins;
+  for (const auto& ev : x.r.trace.events()) {
+    if (ev.kind == "converted") {
+      ++conversions;
+      converted = ev.at;
+      CHECK(ev.integer("epoch") == 2);  // the classic generation it continues
+    }
+    // A classic member's assignment arrives in a SyncGroup (it has bytes);
+    // one given by the consumer group's coordinator after the conversion is
+    // a classic member working in the converted group.
+    if (converted && ev.kind == "assigned" && ev.integer("bytes") && !ev.list("resources")->empty())
+      classic_after.insert(ev.actor);
+    if (ev.kind == "joined" && !ev.integer("bytes")) consumer_joins.insert(ev.actor);
+  }
+  CHECK(conversions == 1);
+  CHECK(classic_after.size() >= 3);
+  CHECK(consumer_joins.size() == 10);  // every member ends speaking the consumer protocol
+  CHECK(x.m.time_to_stable < Duration{20'000'000});
+}
 }
