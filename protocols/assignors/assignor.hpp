@@ -34,6 +34,8 @@ struct GroupSnapshot {
   // Broker-side assignors: the order the coordinator iterates subscribed
   // topic ids (a Java HashSet of UUIDs); empty: the simulator's own order.
   std::vector<std::string> topic_order;
+  // ... and the topic ids' ascending order (Uuid.compareTo), for ties.
+  std::vector<std::string> topic_uuid_order;
 };
 
 // member id -> partitions; every member of the snapshot has an entry.

@@ -102,83 +102,216 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
   return out;
 }
 
-// Heterogeneous subscriptions. Kafka's UniformHeterogeneousAssignmentBuilder
-// is not ported; this keeps its principles (balance over stickiness): drop
-// unsubscribed topics, keep the rest, give unassigned partitions to the
-// least-loaded subscriber (topics by partitions per subscriber, descending,
-// then subscriber count, then id order), then move partitions from the most
-// to the least loaded subscriber of each topic while they differ by two or
-// more. Its exact results differ from Kafka's.
-GroupAssignment heterogeneous_uniform(const GroupSnapshot& group, const std::set<std::string>& subscribed) {
-  const std::size_t n = group.members.size();
-  std::vector<std::vector<TopicPartition>> lists(n);
-  std::map<TopicPartition, std::size_t> owner;
-  std::map<std::string, std::vector<std::size_t>> subscribers;
-  for (std::size_t i = 0; i < n; ++i)
-    for (const auto& t : group.members[i].topics) subscribers[t].push_back(i);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& m = group.members[i];
-    for (const auto& tp : m.owned) {
-      if (std::find(m.topics.begin(), m.topics.end(), tp.topic.name()) == m.topics.end()) continue;
-      if (tp.partition >= group.topics.at(tp.topic.name()) || owner.count(tp) != 0) continue;
-      owner[tp] = i;
-      lists[i].push_back(tp);
-    }
+// Heterogeneous subscriptions: Kafka's UniformHeterogeneousAssignmentBuilder.
+// Balance over stickiness: drop unsubscribed topics, keep the rest, deal
+// unassigned partitions topic by topic (most partitions per subscriber
+// first) to the least-loaded subscriber, then move partitions from the most
+// to the least loaded subscribers of each topic, round after round, until no
+// topic can improve (at most 16 rounds).
+class HeterogeneousBuilder {
+ public:
+  HeterogeneousBuilder(const GroupSnapshot& group, const std::vector<std::string>& id_order)
+      : group_(group), sizes_(group.members.size(), 0) {
+    for (std::size_t i = 0; i < group.members.size(); ++i)
+      for (const auto& t : group.members[i].topics) {
+        if (std::find(topics_.begin(), topics_.end(), t) == topics_.end()) topics_.push_back(t);
+        subscribers_[t].push_back(static_cast<int>(i));
+      }
+    for (const auto& t : topics_) owners_[t].assign(static_cast<std::size_t>(group.topics.at(t)), -1);
+    for (std::size_t r = 0; r < id_order.size(); ++r) id_rank_[id_order[r]] = r;
   }
-  const auto ids = topic_id_order(group, {subscribed.begin(), subscribed.end()});
-  std::vector<std::string> topics = ids;
-  auto rank = [&](const std::string& t) { return std::find(ids.begin(), ids.end(), t) - ids.begin(); };
-  std::stable_sort(topics.begin(), topics.end(), [&](const std::string& a, const std::string& b) {
-    const double pa = static_cast<double>(group.topics.at(a)) / static_cast<double>(subscribers[a].size());
-    const double pb = static_cast<double>(group.topics.at(b)) / static_cast<double>(subscribers[b].size());
-    if (pa != pb) return pa > pb;
-    if (subscribers[a].size() != subscribers[b].size()) return subscribers[a].size() < subscribers[b].size();
-    return rank(a) < rank(b);
-  });
-  auto least = [&](const std::vector<std::size_t>& subs) {
-    return *std::min_element(subs.begin(), subs.end(), [&](std::size_t a, std::size_t b) {
-      return lists[a].size() != lists[b].size() ? lists[a].size() < lists[b].size() : a < b;
-    });
-  };
-  for (const auto& t : topics) {
-    const Topic topic(t);
-    for (int p = 0; p < group.topics.at(t); ++p) {
-      const TopicPartition tp{topic, p};
-      if (owner.count(tp) != 0) continue;
-      const std::size_t to = least(subscribers[t]);
-      owner[tp] = to;
-      lists[to].push_back(tp);
-    }
-  }
-  for (int round = 0; round < 16; ++round) {
-    bool moved = false;
-    for (const auto& t : topics) {
-      const Topic topic(t);
-      for (;;) {
-        const auto& subs = subscribers[t];
-        const std::size_t to = least(subs);
-        // The most loaded subscriber that holds a partition of this topic.
-        std::size_t from = n;
-        for (std::size_t s : subs) {
-          const bool holds = std::any_of(lists[s].begin(), lists[s].end(), [&](const TopicPartition& x) { return x.topic == topic; });
-          if (holds && (from == n || lists[s].size() > lists[from].size())) from = s;
-        }
-        if (from == n || lists[from].size() < lists[to].size() + 2) break;
-        auto it = std::find_if(lists[from].rbegin(), lists[from].rend(), [&](const TopicPartition& x) { return x.topic == topic; });
-        const TopicPartition tp = *it;
-        lists[from].erase(std::next(it).base());
-        lists[to].push_back(tp);
-        moved = true;
+
+  GroupAssignment build() {
+    GroupAssignment out;
+    if (topics_.empty()) return out;
+    // Keep what members own of topics they still subscribe to.
+    for (std::size_t i = 0; i < group_.members.size(); ++i) {
+      const auto& m = group_.members[i];
+      for (const auto& tp : m.owned) {
+        const std::string& t = tp.topic.name();
+        if (std::find(m.topics.begin(), m.topics.end(), t) == m.topics.end()) continue;
+        auto& owners = owners_.at(t);
+        if (tp.partition < 0 || tp.partition >= static_cast<int>(owners.size())) continue;
+        owners[static_cast<std::size_t>(tp.partition)] = static_cast<int>(i);
+        ++sizes_[i];
       }
     }
-    if (!moved) break;
+    // Deal the unassigned partitions.
+    std::vector<std::string> with_unassigned;
+    for (const auto& t : topics_)
+      if (std::count(owners_[t].begin(), owners_[t].end(), -1) > 0) with_unassigned.push_back(t);
+    Balancer balancer(*this);
+    for (const auto& t : sorted(with_unassigned)) {
+      balancer.initialize(subscribers_[t]);
+      for (std::size_t p = 0; p < owners_[t].size(); ++p)
+        if (owners_[t][p] == -1) assign(t, static_cast<int>(p), balancer.next_least_loaded());
+    }
+    balance();
+    for (std::size_t i = 0; i < group_.members.size(); ++i) {
+      auto& list = out[group_.members[i].member_id];
+      for (const auto& t : topics_)
+        for (std::size_t p = 0; p < owners_[t].size(); ++p)
+          if (owners_[t][p] == static_cast<int>(i)) list.push_back(TopicPartition{t, static_cast<int>(p)});
+    }
+    return out;
   }
-  GroupAssignment out;
-  for (std::size_t i = 0; i < n; ++i) out[group.members[i].member_id] = std::move(lists[i]);
-  return out;
-}
+
+ private:
+  // Ranges of members sorted by load: the least loaded range grows rightwards
+  // as it is filled, the most loaded leftwards as it gives partitions up.
+  class Balancer {
+   public:
+    explicit Balancer(HeterogeneousBuilder& b) : b_(b) {}
+    int initialize(const std::vector<int>& members) {
+      sorted_ = members;
+      std::stable_sort(sorted_.begin(), sorted_.end(), [&](int x, int y) {
+        return b_.sizes_[x] != b_.sizes_[y] ? b_.sizes_[x] < b_.sizes_[y] : x < y;
+      });
+      least_end_ = 0;
+      least_count_ = size(0) - 1;
+      next_least_ = 0;
+      most_start_ = most_end_ = static_cast<int>(sorted_.size());
+      most_count_ = size(most_end_ - 1) + 1;
+      next_most_ = most_end_ - 1;
+      return size(static_cast<int>(sorted_.size()) - 1) - size(0);
+    }
+    int next_least_loaded() {
+      if (next_least_ >= least_end_) {
+        ++least_count_;
+        while (least_end_ < static_cast<int>(sorted_.size()) && size(least_end_) == least_count_) ++least_end_;
+        next_least_ = 0;
+      }
+      return sorted_[static_cast<std::size_t>(next_least_++)];
+    }
+    int next_most_loaded() {
+      if (next_most_ < most_start_) {
+        if (most_end_ <= most_start_ && most_start_ > 0) most_count_ = size(most_start_ - 1);
+        else --most_count_;
+        while (most_start_ > 0 && size(most_start_ - 1) == most_count_) --most_start_;
+        next_most_ = most_end_ - 1;
+      }
+      if (next_most_ < 0) return -1;
+      return sorted_[static_cast<std::size_t>(next_most_--)];
+    }
+    void exclude_most_loaded() {
+      std::swap(sorted_[static_cast<std::size_t>(next_most_ + 1)], sorted_[static_cast<std::size_t>(most_end_ - 1)]);
+      --most_end_;
+    }
+    bool balanced() const { return most_count_ - least_count_ <= 1; }
+
+   private:
+    int size(int position) const { return b_.sizes_[static_cast<std::size_t>(sorted_[static_cast<std::size_t>(position)])]; }
+    HeterogeneousBuilder& b_;
+    std::vector<int> sorted_;
+    int least_end_ = 0, least_count_ = -1, next_least_ = 0;
+    int most_start_ = 0, most_end_ = 0, most_count_ = 1, next_most_ = -1;
+  };
+
+  // Partitions per subscriber, descending; subscribers, ascending; topic id.
+  std::vector<std::string> sorted(std::vector<std::string> topics) const {
+    std::stable_sort(topics.begin(), topics.end(), [&](const std::string& a, const std::string& b) {
+      const double pa = static_cast<double>(group_.topics.at(a)) / static_cast<double>(subscribers_.at(a).size());
+      const double pb = static_cast<double>(group_.topics.at(b)) / static_cast<double>(subscribers_.at(b).size());
+      if (pa != pb) return pa > pb;
+      if (subscribers_.at(a).size() != subscribers_.at(b).size()) return subscribers_.at(a).size() < subscribers_.at(b).size();
+      return id_rank(a) < id_rank(b);
+    });
+    return topics;
+  }
+  std::size_t id_rank(const std::string& t) const {
+    auto it = id_rank_.find(t);
+    return it == id_rank_.end() ? id_rank_.size() : it->second;
+  }
+
+  void assign(const std::string& t, int partition, int member) {
+    int& owner = owners_.at(t)[static_cast<std::size_t>(partition)];
+    if (owner != -1) --sizes_[static_cast<std::size_t>(owner)];
+    owner = member;
+    ++sizes_[static_cast<std::size_t>(member)];
+  }
+
+  void balance() {
+    std::vector<std::string> movable;
+    for (const auto& t : topics_)
+      if (subscribers_[t].size() >= 2) movable.push_back(t);
+    if (movable.empty()) return;
+    const auto order = sorted(movable);
+    int last_rebalanced = -1;
+    Balancer balancer(*this);
+    for (int round = 0; round < 16; ++round) {
+      for (int i = 0; i < static_cast<int>(order.size()); ++i) {
+        if (i == last_rebalanced) return;  // a whole loop without a move
+        const int moved = balance_topic(order[static_cast<std::size_t>(i)], balancer);
+        if (moved > 0 || last_rebalanced == -1) last_rebalanced = i;
+      }
+    }
+  }
+
+  int balance_topic(const std::string& t, Balancer& balancer) {
+    int moved = 0;
+    if (balancer.initialize(subscribers_[t]) <= 1) return moved;
+    auto& owners = owners_.at(t);
+    // The topic's partitions grouped by owner, and each owner's range.
+    std::vector<int> partitions(owners.size());
+    for (std::size_t p = 0; p < owners.size(); ++p) partitions[p] = static_cast<int>(p);
+    std::stable_sort(partitions.begin(), partitions.end(), [&](int a, int b) {
+      return owners[static_cast<std::size_t>(a)] != owners[static_cast<std::size_t>(b)]
+                 ? owners[static_cast<std::size_t>(a)] < owners[static_cast<std::size_t>(b)]
+                 : a < b;
+    });
+    std::map<int, int> start, end;
+    for (std::size_t i = 0; i < partitions.size(); ++i) {
+      const int owner = owners[static_cast<std::size_t>(partitions[i])];
+      start.emplace(owner, static_cast<int>(i));
+      end[owner] = static_cast<int>(i) + 1;
+    }
+    while (!balancer.balanced()) {
+      int most = -1;
+      for (;;) {
+        most = balancer.next_most_loaded();
+        if (most == -1) break;
+        if (end.count(most) == 0 || end[most] - start[most] <= 0) {
+          balancer.exclude_most_loaded();
+          continue;
+        }
+        break;
+      }
+      if (most == -1) break;
+      const int partition = partitions[static_cast<std::size_t>(end[most] - 1)];
+      --end[most];
+      const int least = balancer.next_least_loaded();
+      if (balancer.balanced()) break;
+      assign(t, partition, least);
+      ++moved;
+    }
+    return moved;
+  }
+
+  const GroupSnapshot& group_;
+  std::vector<std::string> topics_;                    // subscribed, in first-seen order
+  std::map<std::string, std::vector<int>> subscribers_;  // member indices, ascending
+  std::map<std::string, std::vector<int>> owners_;       // partition -> member index or -1
+  std::map<std::string, std::size_t> id_rank_;           // topic id ascending
+  std::vector<int> sizes_;
+};
 
 }  // namespace
+
+// Topic ids ascending (Uuid.compareTo): the snapshot's `topic_uuid_order`
+// when given, else the simulator's ids (names' Java string hashes) ascending.
+std::vector<std::string> topic_uuid_order(const GroupSnapshot& group, const std::set<std::string>& subscribed) {
+  std::vector<std::string> out;
+  for (const auto& t : group.topic_uuid_order)
+    if (subscribed.count(t) != 0) out.push_back(t);
+  std::vector<std::string> rest;
+  for (const auto& t : subscribed)
+    if (std::find(out.begin(), out.end(), t) == out.end()) rest.push_back(t);
+  std::stable_sort(rest.begin(), rest.end(), [](const std::string& a, const std::string& b) {
+    return java::string_hash(a) < java::string_hash(b);
+  });
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
 
 std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::vector<std::string>& subscribed) {
   std::vector<std::string> out;
@@ -198,7 +331,8 @@ std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::v
 GroupAssignment UniformAssignor::assign(const GroupSnapshot& group) const {
   const auto subscribed = subscribed_topics(group);
   if (group.members.empty()) return {};
-  GroupAssignment out = homogeneous(group) ? homogeneous_uniform(group) : heterogeneous_uniform(group, subscribed);
+  GroupAssignment out = homogeneous(group) ? homogeneous_uniform(group)
+                                           : HeterogeneousBuilder(group, topic_uuid_order(group, subscribed)).build();
   for (auto& [m, list] : out) std::sort(list.begin(), list.end());
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "protocols/assignors/assignor.hpp"
 
+#include <set>
 #include <stdexcept>
 
 namespace rsim::protocols {
@@ -21,12 +22,13 @@ struct AssignorError : std::runtime_error {
 // simulator's topic ids, which are the names' Java string hashes (Kafka's are
 // random UUIDs, so any fixed order is as faithful).
 std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::vector<std::string>& subscribed);
+std::vector<std::string> topic_uuid_order(const GroupSnapshot& group, const std::set<std::string>& subscribed);
 
 // UniformAssignor: homogeneous subscriptions -> UniformHomogeneousAssignmentBuilder
 // (keep what fits the quota, deal the rest to members under quota);
-// heterogeneous -> the balance-first builder (see the .cpp for what it keeps
-// of Kafka's). Members in the snapshot's order (the coordinator's iteration
-// order).
+// heterogeneous -> UniformHeterogeneousAssignmentBuilder (balance first,
+// then stickiness). Members in the snapshot's order (the coordinator's
+// iteration order).
 class UniformAssignor final : public Assignor {
  public:
   std::string_view name() const override { return "uniform"; }

@@ -91,6 +91,8 @@ class FileRunner {
       throw InputError(path_, Mark{1, 1}, "not a vector file: expected a map with a 'cases' list");
     if (root["ordering_hints"] && root["ordering_hints"]["java_hashset_topic_order"])
       for (const auto& t : root["ordering_hints"]["java_hashset_topic_order"]) topic_order_.push_back(t.as<std::string>());
+    if (root["ordering_hints"] && root["ordering_hints"]["uuid_ascending_order"])
+      for (const auto& t : root["ordering_hints"]["uuid_ascending_order"]) topic_uuid_order_.push_back(t.as<std::string>());
     std::vector<Target> targets;
     if (root["applies_to"]) {
       for (const auto& a : root["applies_to"]) targets.push_back(parse_target(a.as<std::string>()));
@@ -163,6 +165,7 @@ class FileRunner {
       }
     }
     g.topic_order = topic_order_;
+    g.topic_uuid_order = topic_uuid_order_;
     return g;
   }
 
@@ -195,6 +198,7 @@ class FileRunner {
     }
     if (input["prefer_rack_aware_logic"]) g.prefer_rack_aware = input["prefer_rack_aware_logic"].as<bool>();
     g.topic_order = topic_order_;
+    g.topic_uuid_order = topic_uuid_order_;
     return g;
   }
 
@@ -410,12 +414,6 @@ class FileRunner {
     }
     const YAML::Node& expect = c["expect"];
     if (!expect || !expect.IsMap()) fail(c, "a case needs an 'expect' map");
-    if (target.family == protocols::Family::Consumer) {
-      if (auto skip = consumer_skip(c, target)) {
-        r.detail = *skip;
-        return r;
-      }
-    }
     const GroupSnapshot g = snapshot(c["input"]);
     const bool cooperative = target.name == "cooperative-sticky";
     if (expect["error"]) {
@@ -638,17 +636,9 @@ class FileRunner {
     return out;
   }
 
-  // Broker-side cases this version cannot check, with the reason.
-  std::optional<std::string> consumer_skip(const YAML::Node& c, const Target& target) const {
-    const YAML::Node& in = c["input"];
-    const bool heterogeneous = in["subscription_type"] && in["subscription_type"].as<std::string>() == "HETEROGENEOUS";
-    if (target.name == "uniform" && heterogeneous)
-      return std::string("Kafka's UniformHeterogeneousAssignmentBuilder is not ported (heterogeneous subscriptions use a simpler balance-first builder)");
-    return std::nullopt;
-  }
-
   std::string path_;
-  std::vector<std::string> topic_order_;  // ordering_hints.java_hashset_topic_order
+  std::vector<std::string> topic_order_;       // ordering_hints.java_hashset_topic_order
+  std::vector<std::string> topic_uuid_order_;  // ordering_hints.uuid_ascending_order
 };
 
 }  // namespace
