@@ -101,4 +101,12 @@ std::int64_t config_integer(const Scenario& s, std::string_view key) {
   return default_integer(key);
 }
 
+std::string config_text(const Scenario& s, std::string_view key) {
+  assert(find_config_key(key) != nullptr && find_config_key(key)->kind == ConfigKind::Text);
+  auto it = s.config.find(std::string(key));
+  if (it != s.config.end()) return std::get<std::string>(it->second.value);
+  assert(key == "group.consumer.migration.policy" && "no default for this key");
+  return "bidirectional";
+}
+
 }  // namespace rsim::scenario

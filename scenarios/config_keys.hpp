@@ -26,5 +26,6 @@ std::vector<std::string_view> config_key_names();
 // group (Connect defaults when the scenario has connectors).
 Duration config_millis(const Scenario& s, std::string_view key);
 std::int64_t config_integer(const Scenario& s, std::string_view key);
+std::string config_text(const Scenario& s, std::string_view key);
 
 }  // namespace rsim::scenario

@@ -269,9 +269,14 @@ void Loader::config(const YAML::Node& n) {
       case ConfigKind::Number:
         value = number(v, what, 0, 1e18);
         break;
-      case ConfigKind::Text:
-        value = scalar(v, what);
+      case ConfigKind::Text: {
+        const std::string t = scalar(v, what);
+        if (key == "group.consumer.migration.policy" && t != "bidirectional" && t != "upgrade" && t != "downgrade" &&
+            t != "disabled")
+          fail(v, fmt::format("{} must be bidirectional, upgrade, downgrade or disabled, got '{}'", what, t));
+        value = t;
         break;
+      }
     }
     s_.config[key] = ConfigEntry{value, mark_of(v)};
   }

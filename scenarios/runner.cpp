@@ -330,17 +330,13 @@ class GroupRun {
   void bounce(const std::string& id, Duration down) {
     disruption("bounce", id);
     member(id).crash();
-    kernel_.schedule_in(down, [this, id] {
-      if (!member(id).running()) member(id).start();
-    });
+    kernel_.schedule_in(down, [this, id] { start_again(id); });
   }
 
   void restart(const std::string& id, Duration down) {
     disruption("restart", id);
     member(id).leave([this, id, down] {
-      kernel_.schedule_in(down, [this, id] {
-        if (!member(id).running()) member(id).start();
-      });
+      kernel_.schedule_in(down, [this, id] { start_again(id); });
     });
   }
 
@@ -368,14 +364,33 @@ class GroupRun {
         kernel_.schedule_in(std::chrono::milliseconds(10), [this, id] { start_upgraded(id); });
         return;
       }
+      const std::string policy = config_text(s_, "group.consumer.migration.policy");
+      if (policy != "bidirectional" && policy != "upgrade") {
+        // A consumer member cannot join a classic group that may not upgrade.
+        trace_.emit(kernel_.now(), id, "join-refused",
+                    {{"error", std::string("INCONSISTENT_GROUP_PROTOCOL")}, {"reason", "group.consumer.migration.policy is " + policy}});
+        return;
+      }
       convert_group();
     }
     auto it = upgraded_processes_.find(id);
     if (it != upgraded_processes_.end()) {
       members_[id] = std::move(it->second);
       upgraded_processes_.erase(it);
+      speaks_consumer_.insert(id);
     }
     if (!member(id).running()) member(id).start();
+  }
+
+  // A process back after a bounce or restart. One speaking the consumer
+  // protocol in a group that is classic (again) converts it first.
+  void start_again(const std::string& id) {
+    if (member(id).running()) return;
+    if (!consumer_ && !converted() && speaks_consumer_.count(id) != 0) {
+      start_upgraded(id);
+      return;
+    }
+    member(id).start();
   }
 
   bool converted() const { return consumer_coordinator_ != nullptr; }
@@ -401,6 +416,50 @@ class GroupRun {
     consumer_directory_.coordinator = consumer_coordinator_.get();
     directory_.coordinator = consumer_coordinator_.get();
     coordinator_.reset();
+    watch_for_downgrade();
+  }
+
+  // The way back: when the last member speaking the consumer protocol leaves
+  // and the policy allows it, the group turns classic again and its members
+  // rejoin (Kafka's convertToClassicGroup).
+  void watch_for_downgrade() {
+    const std::string policy = config_text(s_, "group.consumer.migration.policy");
+    if (policy != "bidirectional" && policy != "downgrade") return;
+    consumer_coordinator_->on_classic_only([this] {
+      kernel_.schedule_in(Duration{0}, [this] {
+        if (converted() && consumer_coordinator_->state().members.size() > 0) convert_back();
+      });
+    });
+  }
+
+  void convert_back() {
+    const auto& st = consumer_coordinator_->state();
+    if (!std::all_of(st.members.begin(), st.members.end(), [](const auto& e) { return e.second.classic; })) return;
+    cl::PersistedGroup g;
+    g.generation = st.group_epoch;
+    for (const auto& [member_id, v] : st.members) {
+      cl::SeedMember seed;
+      seed.member_id = member_id;
+      seed.join.member_id = member_id;
+      seed.join.client_id = v.client_id;
+      seed.join.instance_id = v.instance_id;
+      seed.join.session_timeout = v.session_timeout;
+      seed.join.rebalance_timeout = v.rebalance_timeout;
+      seed.join.subscription.topics = v.topics;
+      seed.join.subscription.owned = {v.assigned.begin(), v.assigned.end()};
+      seed.join.subscription.client_id = v.client_id;
+      seed.assignment.partitions = {v.assigned.begin(), v.assigned.end()};
+      g.members.push_back(seed);
+    }
+    g.leader = g.members.front().member_id;
+    trace_.emit(kernel_.now(), "coordinator", "converted", {{"from", std::string("consumer")}, {"epoch", g.generation}});
+    coordinator_ = make_coordinator();
+    coordinator_->continue_member_numbers(consumer_coordinator_->next_member_number());
+    directory_.coordinator = coordinator_.get();
+    consumer_directory_.coordinator = nullptr;
+    consumer_coordinator_.reset();
+    coordinator_->load(g);
+    coordinator_->rebalance("converted back from the consumer protocol");
   }
 
   void failover(Duration down) {
@@ -566,6 +625,7 @@ class GroupRun {
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
   std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
+  std::set<std::string> speaks_consumer_;  // upgraded members that have restarted
   std::map<std::string, std::unique_ptr<Process>> upgraded_processes_;
   std::unique_ptr<protocols::Assignor> server_assignor_;  // the converted group's
   std::vector<std::string> order_;

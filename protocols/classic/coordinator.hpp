@@ -67,6 +67,9 @@ class ClassicCoordinator final : public ClassicEndpoint {
   void continue_member_numbers(std::uint64_t next) { next_member_number_ = next; }
   std::uint64_t next_member_number() const { return next_member_number_; }
 
+  // A rebalance for a reason outside the group (a group converted back from
+  // the consumer protocol, whose members must rejoin).
+  void rebalance(const std::string& reason) { prepare_rebalance(reason); }
   GroupState state() const { return state_; }
   int generation() const { return generation_; }
   const std::string& leader() const { return leader_; }

@@ -198,6 +198,10 @@ void ConsumerCoordinator::fence(const std::string& member_id, const std::string&
   timers_.erase(member_id);
   append(MemberTombstone{member_id});
   bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
+  const bool classic_only =
+      !state_.members.empty() &&
+      std::all_of(state_.members.begin(), state_.members.end(), [](const auto& e) { return e.second.classic; });
+  if (classic_only && classic_only_) classic_only_();
 }
 
 // The target assignment is recomputed when the group epoch has moved past it.

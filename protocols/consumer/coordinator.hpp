@@ -11,6 +11,7 @@
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -87,6 +88,9 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   void replay(const std::vector<Record>& log);
   const GroupState& state() const { return state_; }
   std::uint64_t next_member_number() const { return next_member_number_; }
+  // Called when a member leaves or is fenced and every member left speaks
+  // the classic protocol (the group may turn classic again).
+  void on_classic_only(std::function<void()> hook) { classic_only_ = std::move(hook); }
   void continue_member_numbers(std::uint64_t n) { next_member_number_ = n; }
 
  private:
@@ -121,6 +125,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   std::uint64_t next_member_number_ = 0;
   std::string group_state_ = "Empty";
   int last_stable_epoch_ = -1;
+  std::function<void()> classic_only_;
 };
 
 }  // namespace rsim::protocols::consumer

@@ -253,4 +253,50 @@ TEST_CASE("consumer: a rolling upgrade from cooperative converts the group and n
   CHECK(consumer_joins.size() == 10);  // every member ends speaking the consumer protocol
   CHECK(x.m.time_to_stable < Duration{20'000'000});
 }
+
+// The way back and the policy. A is upgraded at 10 s (back at 15 s: the
+// classic group, Stable at generation 2 without it, is converted); when A
+// leaves at 60 s only classic members remain and, under the default policy
+// (bidirectional), the group turns classic again at group epoch 4 and its
+// members rejoin (generation 5). Under `disabled`, A cannot join at all.
+TEST_CASE("consumer: the group turns classic again when its last consumer member leaves, as the policy allows") {
+  const std::string text = R"(
+name: migration-back
+duration: 3m
+protocol: cooperative
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, group.consumer.heartbeat.interval.ms: 3000POLICY}
+topics: [{name: T, partitions: 6}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3], C: [T-4, T-5]}
+events:
+  - {at: 10s, upgrade: [A], to: consumer, down: 5s}
+  - {at: 60s, leave: A}
+)";
+  auto with_policy = [&](const std::string& policy) {
+    std::string t = text;
+    t.replace(t.find("POLICY"), 6, policy.empty() ? "" : ", group.consumer.migration.policy: " + policy);
+    return testing::run(t);
+  };
+  auto conversions = [](const testing::Run& x) {
+    std::string out;
+    for (const auto& ev : x.r.trace.events())
+      if (ev.kind == "converted" || ev.kind == "join-refused")
+        out += fmt::format("{} {} {}\n", format_time(ev.at), ev.kind, ev.text("from") ? *ev.text("from") : *ev.text("error"));
+    return out;
+  };
+  const auto both = with_policy("");
+  CHECK(conversions(both) == "15.000s converted classic\n60.001s converted consumer\n");
+  CHECK(testing::timeline(both.r, {"generation"}, false).find("60.019s coordinator generation g5") != std::string::npos);
+  CHECK_FALSE(both.m.violation);
+  // Upgrade only: the group stays a consumer group with classic members.
+  const auto up = with_policy("upgrade");
+  CHECK(conversions(up) == "15.000s converted classic\n");
+  CHECK_FALSE(up.m.violation);
+  const auto off = with_policy("disabled");
+  CHECK(conversions(off) == "15.000s join-refused INCONSISTENT_GROUP_PROTOCOL\n");
+  CHECK(off.m.final_assignment.count("A") == 0);
+  std::size_t owned = 0;
+  for (const auto& [member, rs] : off.m.final_assignment) owned += rs.size();
+  CHECK(owned == 6);
+}
 }
