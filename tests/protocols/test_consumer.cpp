@@ -299,4 +299,31 @@ events:
   for (const auto& [member, rs] : off.m.final_assignment) owned += rs.size();
   CHECK(owned == 6);
 }
+
+// A static member's clean shutdown is a leave with epoch -2: the coordinator
+// keeps it and its assignment (no new group epoch); back within the session
+// timeout under a new member id with the same instance id, it takes the old
+// member's place and gets T-0 and T-1 back. Nobody else moves.
+TEST_CASE("consumer: a static member restarting within its session timeout gets its partitions back without a new epoch") {
+  const auto x = testing::run(R"(
+name: kip848-static
+duration: 60s
+protocol: consumer
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T], instance-id: a}, {id: B, subscribe: [T], instance-id: b}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events: [{at: 12s, restart: A, down: 10s}]
+)");
+  CHECK(testing::timeline(x.r, {"generation", "member-left-static", "member-replaced", "assigned"}, false) ==
+        testing::joined({
+            "0.000s coordinator generation g1",
+            "0.000s A assigned g1 [T-0,T-1]",
+            "0.000s B assigned g1 [T-2,T-3]",
+            "12.001s coordinator member-left-static",
+            "22.001s coordinator member-replaced",
+            "22.002s A assigned g1 [T-0,T-1]",
+        }));
+  CHECK(x.m.moves == 0);
+  CHECK(x.m.final_generation == 1);
+}
 }
