@@ -374,14 +374,14 @@ TEST_CASE("incremental: a scale-out moves N partitions in ceil(N / max-moves) ro
 // A randomized scenario per seed: six members on two topics, then six
 // faults drawn from the seed (joins, clean leaves, crashes, bounces, restarts,
 // pauses) on random members at random times, over a jittery network.
-std::string random_scenario(std::uint64_t seed, const std::string& protocol) {
+std::string random_scenario(std::uint64_t seed, const std::string& protocol, bool upgrades = false) {
   Rng rng = Rng::stream(seed, "test-scenario");
   std::string events;
   std::vector<std::string> up = {"m000", "m001", "m002", "m003", "m004", "m005"};
   int joined = 0;
   for (int k = 0; k < 6; ++k) {
     const std::string at = fmt::format("{}ms", 15000 + 25000 * k + rng.below(10000));
-    const auto pick = up.size() > 2 ? rng.below(6) : 0;  // keep at least two members
+    const auto pick = up.size() > 2 ? rng.below(upgrades ? 7 : 6) : 0;  // keep at least two members
     const std::string who = up[rng.below(up.size())];
     switch (pick) {
       case 0: {
@@ -404,8 +404,11 @@ std::string random_scenario(std::uint64_t seed, const std::string& protocol) {
       case 4:
         events += fmt::format("  - {{at: {}, restart: {}, down: {}s}}\n", at, who, 1 + rng.below(5));
         break;
-      default:
+      case 5:
         events += fmt::format("  - {{at: {}, pause: {}, for: {}s}}\n", at, who, 1 + rng.below(15));
+        break;
+      default:  // online migration: the member restarts speaking the consumer protocol
+        events += fmt::format("  - {{at: {}, upgrade: [{}], to: consumer, down: {}s}}\n", at, who, 1 + rng.below(5));
         break;
     }
   }
@@ -468,5 +471,28 @@ TEST_CASE("every bundled scenario: eager stops the world, cooperative does not")
     CHECK_FALSE(mc.violation);
   }
   CHECK(scenarios >= 8);
+}
+
+// The same faults with online migrations among them: members of a classic
+// group restart speaking the consumer protocol (the group converts, and
+// turns classic again when they all leave).
+TEST_CASE("online migration: no double ownership over 100 random scenarios per classic protocol, and convergence") {
+  int converted = 0, back = 0;
+  for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect"}) {
+    for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+      CAPTURE(protocol);
+      CAPTURE(seed);
+      const auto x = run(random_scenario(seed, protocol, true), seed);
+      if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
+      std::size_t owned = 0;
+      for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
+      CHECK(owned == 17);
+      for (const auto& ev : x.r.trace.events())
+        if (ev.kind == "converted") ++(*ev.text("from") == "classic" ? converted : back);
+    }
+  }
+  // The sample does migrate, both ways.
+  CHECK(converted >= 100);
+  CHECK(back >= 10);
 }
 }
