@@ -82,9 +82,12 @@ bool ConsumerCoordinator::owned_by_other(const TopicPartition& tp, const std::st
   return false;
 }
 
-MemberView& ConsumerCoordinator::add_member(const HeartbeatRequest& req, std::string member_id) {
+MemberView& ConsumerCoordinator::add_member(const HeartbeatRequest& req, std::string member_id, bool classic,
+                                            Duration session_timeout) {
   MemberView m;
   m.member_id = std::move(member_id);
+  m.classic = classic;
+  m.session_timeout = session_timeout;
   m.client_id = req.client_id;
   m.instance_id = req.instance_id;
   m.topics = req.topics;
@@ -134,7 +137,6 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
         MemberView replacement = other;
         const std::string old_id = id;
         replacement.member_id = req.member_id.empty() ? fmt::format("{}-{}", req.client_id, next_member_number_++) : req.member_id;
-        replacement.epoch = other.previous_epoch >= 0 ? state_.target_epoch : 0;
         state_.members.erase(old_id);
         timers_.erase(old_id);
         append(MemberTombstone{old_id});
@@ -336,15 +338,16 @@ void ConsumerCoordinator::arm_rebalance(const std::string& member_id, int epoch,
 
 // Empty, Reconciling (some member not yet at the target epoch) or Stable;
 // reaching Stable at a new target epoch completes a rebalance.
+bool ConsumerCoordinator::converged() const {
+  return std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
+    const MemberView& m = e.second;
+    return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
+  });
+}
+
 void ConsumerCoordinator::update_group_state() {
   std::string next = "Empty";
-  if (!state_.members.empty()) {
-    const bool converged = std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
-      const MemberView& m = e.second;
-      return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
-    });
-    next = converged ? "Stable" : "Reconciling";
-  }
+  if (!state_.members.empty()) next = converged() ? "Stable" : "Reconciling";
   if (next != group_state_) {
     emit("state", {{"from", group_state_}, {"to", next}});
     group_state_ = next;
@@ -373,10 +376,7 @@ void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Re
     as_consumer.instance_id = req.instance_id;
     as_consumer.topics = req.subscription.topics;
     as_consumer.rebalance_timeout = req.rebalance_timeout;
-    MemberView& m = add_member(as_consumer, id);
-    m.classic = true;
-    m.session_timeout = req.session_timeout;
-    write_member(m);
+    add_member(as_consumer, id, true, req.session_timeout);
     bump_group_epoch("member joined");
   } else if (MemberView& m = state_.members.at(id); req.subscription.topics != m.topics) {
     m.topics = req.subscription.topics;
@@ -491,9 +491,11 @@ void ConsumerCoordinator::replay(const std::vector<Record>& log) {
     arm_session(id);
     if (m.state == MemberState::UnrevokedPartitions) arm_rebalance(id, m.epoch, m.rebalance_timeout);
   }
-  group_state_ = "Empty";
-  last_stable_epoch_ = -1;
-  emit("loaded", {{"generation", state_.target_epoch}, {"state", std::string(state_.members.empty() ? "Empty" : "Reconciling")},
+  // The state the group was in: a group that had converged is Stable at its
+  // target epoch (no new rebalance to count).
+  group_state_ = state_.members.empty() ? "Empty" : converged() ? "Stable" : "Reconciling";
+  last_stable_epoch_ = group_state_ == "Stable" ? state_.target_epoch : -1;
+  emit("loaded", {{"generation", state_.target_epoch}, {"state", group_state_},
                   {"members", static_cast<std::int64_t>(state_.members.size())}});
   update_group_state();
 }

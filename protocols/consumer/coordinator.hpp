@@ -103,7 +103,10 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   void bump_group_epoch(const std::string& why);
   void write_member(const MemberView& m);
   void write_current(const MemberView& m);
-  MemberView& add_member(const HeartbeatRequest& req, std::string member_id);
+  // `classic`: a classic member (online migration), with its own session
+  // timeout.
+  MemberView& add_member(const HeartbeatRequest& req, std::string member_id, bool classic = false,
+                         Duration session_timeout = Duration{0});
   void fence(const std::string& member_id, const std::string& reason);
   void compute_target();
   void reconcile(MemberView& m, const std::vector<TopicPartition>& owned);
@@ -111,6 +114,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   void arm_session(const std::string& member_id);
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void update_group_state();
+  bool converged() const;  // every member at the target epoch, Stable
   bool owned_by_other(const TopicPartition& tp, const std::string& member_id) const;
   Metadata subscribed_metadata() const;
 
