@@ -225,6 +225,7 @@ class GroupRun {
     c.retry_backoff = config_millis(s_, "retry.backoff.ms");
     c.revoke_cost = s_.costs.revoke;
     c.assign_cost = s_.costs.assign;
+    c.parallel = !s_.connectors.empty();  // Connect workers
     for (const auto& con : s_.connectors) {
       const std::string topic = protocols::Topic::connector(con.name).name();
       if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;

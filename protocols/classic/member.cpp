@@ -54,14 +54,27 @@ void ClassicMember::call(const char* what, Req req, void (ClassicEndpoint::*meth
       request_bytes);
 }
 
-Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
-                    const std::map<std::string, Duration>& of_topic) {
-  Duration sum{0};
+namespace {
+// Handling `resources` at `each` per resource (or its topic's own cost): in
+// turn, or all at once.
+Duration handling_time(const std::vector<TopicPartition>& resources, Duration each,
+                       const std::map<std::string, Duration>& of_topic, bool parallel) {
+  Duration total{0};
   for (const auto& r : resources) {
     auto it = of_topic.find(r.topic.name());
-    sum += it == of_topic.end() ? each : it->second;
+    const Duration one = it == of_topic.end() ? each : it->second;
+    total = parallel ? std::max(total, one) : total + one;
   }
-  return sum;
+  return total;
+}
+}  // namespace
+
+Duration MemberConfig::revoke_time(const std::vector<TopicPartition>& resources) const {
+  return handling_time(resources, revoke_cost, revoke_cost_of_topic, parallel);
+}
+
+Duration MemberConfig::assign_time(const std::vector<TopicPartition>& resources) const {
+  return handling_time(resources, assign_cost, assign_cost_of_topic, parallel);
 }
 
 // ------------------------------------------------------------------ lifecycle
@@ -300,7 +313,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   init_timer_.cancel();
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
-  const Duration cost = total_cost(partitions, config_.revoke_cost, config_.revoke_cost_of_topic);
+  const Duration cost = config_.revoke_time(partitions);
   auto done = [this, partitions, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
@@ -456,7 +469,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
-    const Duration cost = total_cost(outcome.add, config_.assign_cost, config_.assign_cost_of_topic);
+    const Duration cost = config_.assign_time(outcome.add);
     auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
     if (!outcome.add.empty()) after(init_timer_, cost, std::move(ready));
     if (outcome.rejoin) {

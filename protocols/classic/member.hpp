@@ -42,12 +42,13 @@ struct MemberConfig {
   // Per resource of these topics (a Connect scenario's connectors), instead.
   std::map<std::string, Duration> revoke_cost_of_topic;
   std::map<std::string, Duration> assign_cost_of_topic;
-};
+  // A Connect worker stops and starts its connectors and tasks in parallel
+  // (the slowest decides); a consumer's callbacks handle partitions in turn.
+  bool parallel = false;
 
-// The sequential cost of handling `resources`: `each` per resource, or its
-// topic's own cost.
-Duration total_cost(const std::vector<TopicPartition>& resources, Duration each,
-                    const std::map<std::string, Duration>& of_topic);
+  Duration revoke_time(const std::vector<TopicPartition>& resources) const;
+  Duration assign_time(const std::vector<TopicPartition>& resources) const;
+};
 
 // Where the group's coordinator is. The runner replaces `coordinator` and
 // restarts `node` on a failover; `available` is false while it moves.

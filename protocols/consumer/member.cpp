@@ -155,7 +155,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
       send_heartbeat();  // the acknowledgement frees them for their new owners
       reconcile(latest_);
     };
-    const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
+    const Duration cost = config_.revoke_time(revoke);
     after(revoke_timer_, cost, std::move(done));
     return;
   }
@@ -172,7 +172,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   };
   // What arrives while an initialisation is in progress restarts it: the
   // whole batch is ready after the newest part's cost (a simplification).
-  const Duration cost = classic::total_cost(add, config_.assign_cost, config_.assign_cost_of_topic);
+  const Duration cost = config_.assign_time(add);
   init_timer_.cancel();
   after(init_timer_, cost, std::move(ready));
   send_heartbeat();  // acknowledges the new assignment
@@ -233,7 +233,7 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
     owned_.clear();
     finish();
   };
-  const Duration cost = classic::total_cost(revoke, config_.revoke_cost, config_.revoke_cost_of_topic);
+  const Duration cost = config_.revoke_time(revoke);
   after(revoke_timer_, cost, std::move(done));
 }
 

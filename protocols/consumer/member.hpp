@@ -4,7 +4,7 @@
 // at once with a heartbeat, then starts what is new.
 #pragma once
 
-#include "protocols/classic/member.hpp"  // MemberConfig, total_cost
+#include "protocols/classic/member.hpp"  // MemberConfig
 #include "protocols/consumer/coordinator.hpp"
 #include "protocols/member_process.hpp"
 #include "sim/network.hpp"
