@@ -76,6 +76,18 @@ Metadata ConsumerCoordinator::subscribed_metadata() const {
   return out;
 }
 
+// Every heartbeat checks the subscribed topics' partition counts; the set of
+// subscribed topics only changes with a new group epoch, which records it.
+bool ConsumerCoordinator::metadata_changed() const {
+  for (const auto& [topic, count] : state_.subscribed_metadata)
+    if (auto it = cluster_.find(topic); it == cluster_.end() || it->second != count) return true;
+  return false;
+}
+
+std::string ConsumerCoordinator::member_id_for(const std::string& requested, const std::string& client_id) {
+  return requested.empty() ? fmt::format("{}-{}", client_id, next_member_number_++) : requested;
+}
+
 bool ConsumerCoordinator::owned_by_other(const TopicPartition& tp, const std::string& member_id) const {
   for (const auto& [id, m] : state_.members)
     if (id != member_id && (m.assigned.count(tp) != 0 || m.revoking.count(tp) != 0)) return true;
@@ -111,7 +123,9 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     auto it = state_.members.find(req.member_id);
     if (it == state_.members.end()) return fail(Error::UnknownMemberId);
     if (req.member_epoch == kStaticLeaveEpoch && it->second.instance_id) {
-      // A static member's shutdown keeps its assignment for its return.
+      // A static member's shutdown keeps its assignment, and the epoch of
+      // that assignment, for its return.
+      it->second.previous_epoch = it->second.epoch;
       it->second.epoch = kStaticLeaveEpoch;
       it->second.revoking.clear();
       write_current(it->second);
@@ -136,7 +150,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
         if (other.epoch != kStaticLeaveEpoch) return fail(Error::UnreleasedInstanceId);
         MemberView replacement = other;
         const std::string old_id = id;
-        replacement.member_id = req.member_id.empty() ? fmt::format("{}-{}", req.client_id, next_member_number_++) : req.member_id;
+        replacement.member_id = member_id_for(req.member_id, req.client_id);
         state_.members.erase(old_id);
         timers_.erase(old_id);
         append(MemberTombstone{old_id});
@@ -145,8 +159,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
           state_.target.erase(old_id);
         }
         m = &(state_.members[replacement.member_id] = replacement);
-        m->epoch = state_.target_epoch;
-        m->previous_epoch = state_.target_epoch;
+        m->epoch = m->previous_epoch;  // where it left off; reconciliation moves it on
         write_member(*m);
         write_current(*m);
         emit("member-replaced", {{"member", m->client_id}, {"member-id", m->member_id}, {"old-member-id", old_id}});
@@ -155,7 +168,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     }
     if (m == nullptr) {
       if (!req.member_id.empty() && state_.members.count(req.member_id) != 0) fence(req.member_id, "rejoined with epoch 0");
-      const std::string id = req.member_id.empty() ? fmt::format("{}-{}", req.client_id, next_member_number_++) : req.member_id;
+      const std::string id = member_id_for(req.member_id, req.client_id);
       m = &add_member(req, id);
       bump_group_epoch("member joined");
     }
@@ -179,7 +192,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     }
   }
   const std::string member_id = m->member_id;
-  if (subscribed_metadata() != state_.subscribed_metadata) bump_group_epoch("topic metadata changed");
+  if (metadata_changed()) bump_group_epoch("topic metadata changed");
   compute_target();
   MemberView& member = state_.members.at(member_id);
   reconcile(member, req.owned);
@@ -367,10 +380,12 @@ void ConsumerCoordinator::adopt_classic_group(int generation, const std::vector<
   seed_stable(members, false);
 }
 
+// A classic member with an instance id joins like a dynamic one here (a
+// simplification: Kafka lets it take its old member's place).
 void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
   std::string id = req.member_id;
   if (id.empty() || state_.members.count(id) == 0) {
-    if (id.empty()) id = fmt::format("{}-{}", req.client_id, next_member_number_++);
+    id = member_id_for(id, req.client_id);
     HeartbeatRequest as_consumer;
     as_consumer.client_id = req.client_id;
     as_consumer.instance_id = req.instance_id;
@@ -383,7 +398,7 @@ void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Re
     write_member(m);
     bump_group_epoch("subscription changed");
   }
-  if (subscribed_metadata() != state_.subscribed_metadata) bump_group_epoch("topic metadata changed");
+  if (metadata_changed()) bump_group_epoch("topic metadata changed");
   compute_target();
   MemberView& member = state_.members.at(id);
   reconcile(member, req.subscription.owned);

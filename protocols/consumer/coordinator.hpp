@@ -117,6 +117,9 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   bool converged() const;  // every member at the target epoch, Stable
   bool owned_by_other(const TopicPartition& tp, const std::string& member_id) const;
   Metadata subscribed_metadata() const;
+  bool metadata_changed() const;
+  // The id a member gets: the one it asked for, else one from the counter.
+  std::string member_id_for(const std::string& requested, const std::string& client_id);
 
   Kernel& kernel_;
   Trace& trace_;

@@ -143,20 +143,10 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   for (const auto& tp : assignment)
     if (std::find(owned_.begin(), owned_.end(), tp) == owned_.end()) add.push_back(tp);
   if (!revoke.empty()) {
-    revoking_ = true;
-    // A partition still initialising is revoked as well; the others finish.
-    for (const auto& tp : revoke)
-      initialising_.erase(std::remove(initialising_.begin(), initialising_.end(), tp), initialising_.end());
-    emit("revoking", {{"resources", to_strings(revoke)}});
-    auto done = [this, revoke] {
-      revoking_ = false;
-      for (const auto& tp : revoke) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
-      emit("revoked", {{"resources", to_strings(revoke)}});
+    revoke_then(revoke, [this] {
       send_heartbeat();  // the acknowledgement frees them for their new owners
       reconcile(latest_);
-    };
-    const Duration cost = config_.revoke_time(revoke);
-    after(revoke_timer_, cost, std::move(done));
+    });
     return;
   }
   if (add.empty() && assigned_epoch_ == epoch_) return;
@@ -176,6 +166,22 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   init_timer_.cancel();
   after(init_timer_, cost, std::move(ready));
   send_heartbeat();  // acknowledges the new assignment
+}
+
+// onPartitionsRevoked, paying the revoke cost; a partition still
+// initialising is revoked as well (the others finish).
+void ConsumerMember::revoke_then(std::vector<TopicPartition> revoke, Callback then) {
+  revoking_ = true;
+  for (const auto& tp : revoke)
+    initialising_.erase(std::remove(initialising_.begin(), initialising_.end(), tp), initialising_.end());
+  emit("revoking", {{"resources", to_strings(revoke)}});
+  const Duration cost = config_.revoke_time(revoke);
+  after(revoke_timer_, cost, [this, revoke = std::move(revoke), then = std::move(then)]() mutable {
+    revoking_ = false;
+    for (const auto& tp : revoke) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
+    emit("revoked", {{"resources", to_strings(revoke)}});
+    then();
+  });
 }
 
 void ConsumerMember::lose_all(const std::string& reason) {
@@ -200,10 +206,9 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
   init_timer_.cancel();
   revoke_timer_.cancel();
   const bool joined = !member_id_.empty() && phase_ == Phase::Active;
-  phase_ = Phase::Leaving;
-  revoking_ = true;
+  phase_ = Phase::Leaving;  // takes no further part: no heartbeats, no reconciliation
+  revoking_ = false;
   auto finish = [this, joined, on_stopped = std::move(on_stopped)] {
-    revoking_ = false;
     if (joined && !coordinator_unknown()) {
       HeartbeatRequest req;
       req.member_id = member_id_;
@@ -226,15 +231,7 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
     finish();
     return;
   }
-  const auto revoke = owned_;
-  emit("revoking", {{"resources", to_strings(revoke)}});
-  auto done = [this, revoke, finish = std::move(finish)]() mutable {
-    emit("revoked", {{"resources", to_strings(revoke)}});
-    owned_.clear();
-    finish();
-  };
-  const Duration cost = config_.revoke_time(revoke);
-  after(revoke_timer_, cost, std::move(done));
+  revoke_then(owned_, std::move(finish));
 }
 
 void ConsumerMember::on_freeze() {

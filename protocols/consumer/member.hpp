@@ -52,6 +52,7 @@ class ConsumerMember final : public MemberProcess {
   void send_heartbeat();
   void on_response(std::uint64_t seq, HeartbeatResponse r);
   void reconcile(const std::vector<TopicPartition>& assignment);
+  void revoke_then(std::vector<TopicPartition> revoke, Callback then);
   void lose_all(const std::string& reason);
   void stop_timers();
 

@@ -325,5 +325,23 @@ events: [{at: 12s, restart: A, down: 10s}]
         }));
   CHECK(x.m.moves == 0);
   CHECK(x.m.final_generation == 1);
+  // While A is away, C joins (group epoch 2) and the target gives it T-2 of
+  // A's. A comes back at the epoch of the assignment it kept (1), so
+  // reconciliation moves it on: epoch 2 with T-0 and T-1, and T-2 goes to C
+  // at C's next heartbeat.
+  const auto y = testing::run(R"(
+name: kip848-static-moved
+duration: 90s
+protocol: consumer
+topics: [{name: T, partitions: 6}]
+members: [{id: A, subscribe: [T], instance-id: a}, {id: B, subscribe: [T], instance-id: b}]
+initial-assignment: {A: [T-0, T-1, T-2], B: [T-3, T-4, T-5]}
+events: [{at: 12s, restart: A, down: 10s}, {at: 15s, join: C, subscribe: [T]}]
+)");
+  CHECK(testing::timeline(y.r, {"member-replaced", "assigned"}, false).find(
+            "22.001s coordinator member-replaced\n22.002s A assigned g2 [T-0,T-1]\n25.004s C assigned g2 [T-2]\n") !=
+        std::string::npos);
+  CHECK(y.m.final_assignment.at("C") == std::vector<std::string>{"T-2", "T-5"});
+  CHECK_FALSE(y.m.violation);
 }
 }
