@@ -10,8 +10,8 @@ namespace {
 // The process's topic names. Looked up by name only, never iterated, so the
 // hash order cannot leak into behaviour; a deque keeps names in place.
 struct TopicNames {
-  std::deque<std::string> names;
-  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::deque<std::string> names{std::string()};  // the empty name is handle 0
+  std::unordered_map<std::string_view, std::uint32_t> ids{{names.front(), 0}};
 };
 
 TopicNames& topic_names() {

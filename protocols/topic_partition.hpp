@@ -22,7 +22,7 @@ namespace rsim::protocols {
 // names, and the names are what gets printed.
 class Topic {
  public:
-  Topic() : Topic(std::string_view{}) {}
+  Topic() = default;  // the empty name, handle 0: no lookup
   Topic(std::string_view name);  // NOLINT: implicit, a topic is its name
   Topic(const std::string& name) : Topic(std::string_view(name)) {}
   Topic(const char* name) : Topic(std::string_view(name)) {}
@@ -47,7 +47,7 @@ class Topic {
   friend bool operator==(Topic a, const char* b) { return a.name() == b; }
 
  private:
-  std::uint32_t id_;
+  std::uint32_t id_ = 0;
 };
 
 struct TopicPartition {

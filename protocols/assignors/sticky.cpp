@@ -61,6 +61,7 @@ struct Input {
   // `owned` are parallel to it.
   std::vector<const std::string*> consumers;
   std::vector<const MemberSubscription*> members;
+  std::vector<std::uint32_t> by_id;             // positions in member id order
   std::vector<Partitions> owned;                // valid owned partitions per consumer
   std::map<Topic, int> partitions_per_topic;    // subscribed topics that exist
   PartitionIds ids;                             // of partitions_per_topic
@@ -82,9 +83,22 @@ Input prepare(const GroupSnapshot& group) {
   std::vector<std::int32_t> hashes;
   hashes.reserve(group.members.size());
   for (const auto& m : group.members) hashes.push_back(java::string_hash(m.member_id));
+  std::vector<std::uint32_t> position(group.members.size());  // snapshot index -> HashMap position
   for (std::size_t i : java::iteration_order(hashes, java::capacity_for(group.members.size()))) {
+    position[i] = static_cast<std::uint32_t>(in.consumers.size());
     in.consumers.push_back(&group.members[i].member_id);
     in.members.push_back(&group.members[i]);
+  }
+  // Positions by member id. Snapshots usually list members by id already
+  // (the simulator builds them from ordered maps): then this is one check.
+  auto by_member_id = [](const MemberSubscription& a, const MemberSubscription& b) { return a.member_id < b.member_id; };
+  if (std::is_sorted(group.members.begin(), group.members.end(), by_member_id)) {
+    in.by_id = position;
+  } else {
+    in.by_id.resize(group.members.size());
+    for (std::uint32_t c = 0; c < in.by_id.size(); ++c) in.by_id[c] = c;
+    std::sort(in.by_id.begin(), in.by_id.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return *in.consumers[a] < *in.consumers[b]; });
   }
   // Subscriptions: nearly always the same list member after member, so each
   // list is looked at once and compared to the one before it.
@@ -139,6 +153,24 @@ Input prepare(const GroupSnapshot& group) {
 }
 
 // ------------------------------------------------------------------ constrained
+
+// Appends to `mine` the partitions at positions first, first + stride, ...
+// (`count` of them) of the subscribed topics' partitions laid end to end;
+// `topic_starts` holds each topic with its first position, then a sentinel
+// with the end. Written through a raw pointer, so that nothing but the
+// cursors stays live in the loop.
+void deal_positions(Partitions& mine, std::size_t first, std::size_t stride, std::size_t count,
+                    const std::vector<std::pair<Topic, std::size_t>>& topic_starts) {
+  const std::size_t base = mine.size();
+  mine.resize(base + count);
+  TopicPartition* out = mine.data() + base;
+  TopicPartition* const end = out + count;
+  const auto* topic = topic_starts.data();
+  for (std::size_t pos = first; out != end; ++out, pos += stride) {
+    while (topic[1].second <= pos) ++topic;
+    *out = TopicPartition{topic->first, static_cast<int>(pos - topic->second)};
+  }
+}
 
 StickyResult constrained(const Input& in) {
   StickyResult out;
@@ -205,15 +237,18 @@ StickyResult constrained(const Input& in) {
     }
   }
 
-  // Both lists sorted by member id: sort positions once by id, then filter.
-  std::vector<std::uint32_t> rank(in.consumers.size());
-  std::vector<std::uint32_t> by_id(in.consumers.size());
-  for (std::uint32_t c = 0; c < by_id.size(); ++c) by_id[c] = c;
-  std::sort(by_id.begin(), by_id.end(), [&](std::uint32_t a, std::uint32_t b) { return *in.consumers[a] < *in.consumers[b]; });
-  for (std::uint32_t r = 0; r < by_id.size(); ++r) rank[by_id[r]] = r;
-  auto by_rank = [&](std::uint32_t a, std::uint32_t b) { return rank[a] < rank[b]; };
-  std::sort(under_min.begin(), under_min.end(), by_rank);
-  std::sort(exactly_min.begin(), exactly_min.end(), by_rank);
+  // Both lists sorted by member id: the members in id order, filtered.
+  const std::vector<std::uint32_t>& by_id = in.by_id;
+  auto in_id_order = [&](std::vector<std::uint32_t>& list) {
+    if (list.size() < 2) return;
+    std::vector<char> listed(in.consumers.size(), 0);
+    for (std::uint32_t c : list) listed[c] = 1;
+    list.clear();
+    for (std::uint32_t c : by_id)
+      if (listed[c] != 0) list.push_back(c);
+  };
+  in_id_order(under_min);
+  in_id_order(exactly_min);
 
   // Kafka then deals the unassigned partitions, in (topic, partition) order,
   // round-robin over the members under minQuota (a member reaching minQuota
@@ -285,12 +320,7 @@ StickyResult constrained(const Input& in) {
     const std::size_t stride = under_min.size();
     for (std::size_t k = 0; k < under_min.size(); ++k) {
       const std::uint32_t c = under_min[k];
-      Partitions& mine = assignment[c];
-      std::size_t t = 0;
-      for (std::size_t r = 0, pos = k; r < needs[c]; ++r, pos += stride) {
-        while (topic_starts[t + 1].second <= pos) ++t;
-        mine.push_back(TopicPartition{topic_starts[t].first, static_cast<int>(pos - topic_starts[t].second)});
-      }
+      deal_positions(assignment[c], k, stride, needs[c], topic_starts);
     }
   } else if (all_unassigned) {
     // A member's positions grow with the pass, so one topic cursor per member

@@ -103,7 +103,7 @@ void bench_kernel() {
 // anything, generation -1) and "after one leaves" (everybody owns what the
 // fresh run gave it, generation 1, and the last member is gone). The
 // baseline, in the same run, is the least any assignor must do: build the
-// output map, dealing the partitions out in order.
+// output map, member by member, each list written in one go.
 
 protocols::GroupSnapshot make_group(int members, int partitions, int topics) {
   protocols::GroupSnapshot g;
@@ -131,18 +131,27 @@ protocols::GroupSnapshot after_one_leaves(protocols::GroupSnapshot g, const prot
 }
 
 protocols::GroupAssignment deal(const protocols::GroupSnapshot& g) {
+  // The k-th member takes the partitions at positions k, k + n, k + 2n, ...
+  // of all topics' partitions laid end to end: each list written in one go.
   protocols::GroupAssignment out;
-  std::vector<std::vector<protocols::TopicPartition>*> lists;
+  std::vector<std::pair<protocols::Topic, std::size_t>> starts;  // topic, first position
   std::size_t total = 0;
-  for (const auto& [topic, n] : g.topics) total += static_cast<std::size_t>(n);
-  for (const auto& m : g.members) {
-    lists.push_back(&out[m.member_id]);
-    lists.back()->reserve(total / g.members.size() + 1);
-  }
-  std::size_t i = 0;
   for (const auto& [name, n] : g.topics) {
-    const protocols::Topic topic(name);
-    for (int p = 0; p < n; ++p) lists[i++ % lists.size()]->push_back({topic, p});
+    starts.emplace_back(protocols::Topic(name), total);
+    total += static_cast<std::size_t>(n);
+  }
+  starts.emplace_back(protocols::Topic(), total);
+  const std::size_t members = g.members.size();
+  for (std::size_t k = 0; k < members; ++k) {
+    auto& list = out.emplace_hint(out.end(), g.members[k].member_id, std::vector<protocols::TopicPartition>())->second;
+    list.resize((total - k + members - 1) / members);
+    const auto* topic = starts.data();
+    std::size_t pos = k;
+    for (auto& tp : list) {
+      while (topic[1].second <= pos) ++topic;
+      tp = {topic->first, static_cast<int>(pos - topic->second)};
+      pos += members;
+    }
   }
   return out;
 }
