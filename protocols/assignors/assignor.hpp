@@ -70,6 +70,31 @@ struct SubscriptionIndex {
 };
 SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription*>& members);
 
+// Partitions of several topics laid end to end, in the order the topics are
+// added: the partition at a position is computed, not stored.
+class PartitionSequence {
+ public:
+  PartitionSequence() { starts_.emplace_back(Topic(), 0); }
+  void add(Topic topic, int partitions) {
+    starts_.back().first = topic;
+    starts_.emplace_back(Topic(), starts_.back().second + static_cast<std::size_t>(partitions));
+  }
+  std::size_t size() const { return starts_.back().second; }
+  TopicPartition at(std::size_t pos) const;
+  // Appends the partitions at positions first, first + stride, ... (`count`
+  // of them, all < size()) to `list`.
+  void append_strided(std::vector<TopicPartition>& list, std::size_t first, std::size_t stride,
+                      std::size_t count) const;
+
+ private:
+  std::vector<std::pair<Topic, std::size_t>> starts_;  // each topic and its first position; then the end
+};
+
+// Puts an empty list in `out` for every member of the snapshot and returns
+// the lists by the member's index in `group.members` (a snapshot listed by
+// member id costs no lookups).
+std::vector<std::vector<TopicPartition>*> add_empty_lists(const GroupSnapshot& group, GroupAssignment& out);
+
 // A built-in client-side (classic family) assignor by name, or nullptr.
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name);
 

@@ -97,7 +97,7 @@ bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
 
 GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
   GroupAssignment out;
-  for (const auto& m : group.members) out[m.member_id];
+  const auto list_of = add_empty_lists(group, out);
   const auto members = sorted_members(group);
   // Subscribers per topic, in MemberInfo order, found in one pass.
   const SubscriptionIndex index = index_subscriptions(members);
@@ -111,7 +111,7 @@ GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
     // Without racks the algorithm is the plain one: contiguous ranges, the
     // first P % C subscribers taking one extra.
     std::vector<std::vector<TopicPartition>*> lists;
-    for (const auto* m : members) lists.push_back(&out[m->member_id]);
+    for (const auto* m : members) lists.push_back(list_of[static_cast<std::size_t>(m - group.members.data())]);
     struct Share {
       std::size_t topic;
       int partitions;

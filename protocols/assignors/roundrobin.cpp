@@ -9,12 +9,25 @@ namespace rsim::protocols {
 
 GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
   GroupAssignment out;
-  for (const auto& m : group.members) out[m.member_id];
+  const auto list_of = add_empty_lists(group, out);
   const auto members = sorted_members(group);
   if (members.empty()) return out;
   // Every topic somebody subscribes to, by name; subscribed[i][k]: member i
   // (in MemberInfo order) subscribes to topic k.
   const SubscriptionIndex index = index_subscriptions(members);
+  if (index.distinct.size() == 1) {
+    // Everybody subscribes to the same topics: the circular iterator gives
+    // the partition at position p of all of them (topics by name) to member
+    // p mod n, so each member's list is written in one go.
+    PartitionSequence all;
+    for (const auto& t : index.topics)
+      if (auto it = group.topics.find(t); it != group.topics.end()) all.add(Topic(t), it->second);
+    const std::size_t n = members.size();
+    for (std::size_t i = 0; i < n && i < all.size(); ++i)
+      all.append_strided(*list_of[static_cast<std::size_t>(members[i] - group.members.data())], i, n,
+                         (all.size() - i + n - 1) / n);
+    return out;
+  }
   std::vector<std::vector<char>> distinct(index.distinct.size(), std::vector<char>(index.topics.size(), 0));
   for (std::size_t d = 0; d < index.distinct.size(); ++d)
     for (std::size_t k : index.distinct[d]) distinct[d][k] = 1;
@@ -22,7 +35,7 @@ GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
   std::vector<std::vector<TopicPartition>*> lists;
   for (std::size_t i = 0; i < members.size(); ++i) {
     subscribed.push_back(&distinct[static_cast<std::size_t>(index.of_member[i] - index.distinct.data())]);
-    lists.push_back(&out[members[i]->member_id]);
+    lists.push_back(list_of[static_cast<std::size_t>(members[i] - group.members.data())]);
   }
   // An upper bound of each member's share, so each list is allocated once.
   std::size_t total = 0;
@@ -38,11 +51,11 @@ GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
       // Someone subscribes to this topic, so the scan ends within one turn.
       std::size_t guard = 0;
       while (!(*subscribed[next])[k]) {
-        next = (next + 1) % members.size();
+        if (++next == members.size()) next = 0;
         assert(++guard <= members.size());
       }
       lists[next]->push_back(TopicPartition{topic, p});
-      next = (next + 1) % members.size();
+      if (++next == members.size()) next = 0;
     }
   }
   return out;

@@ -154,24 +154,6 @@ Input prepare(const GroupSnapshot& group) {
 
 // ------------------------------------------------------------------ constrained
 
-// Appends to `mine` the partitions at positions first, first + stride, ...
-// (`count` of them) of the subscribed topics' partitions laid end to end;
-// `topic_starts` holds each topic with its first position, then a sentinel
-// with the end. Written through a raw pointer, so that nothing but the
-// cursors stays live in the loop.
-void deal_positions(Partitions& mine, std::size_t first, std::size_t stride, std::size_t count,
-                    const std::vector<std::pair<Topic, std::size_t>>& topic_starts) {
-  const std::size_t base = mine.size();
-  mine.resize(base + count);
-  TopicPartition* out = mine.data() + base;
-  TopicPartition* const end = out + count;
-  const auto* topic = topic_starts.data();
-  for (std::size_t pos = first; out != end; ++out, pos += stride) {
-    while (topic[1].second <= pos) ++topic;
-    *out = TopicPartition{topic->first, static_cast<int>(pos - topic->second)};
-  }
-}
-
 StickyResult constrained(const Input& in) {
   StickyResult out;
   out.transferring.emplace();
@@ -279,16 +261,10 @@ StickyResult constrained(const Input& in) {
         if ((state[id] & kAssigned) == 0) unassigned.push_back(TopicPartition{topic, p});
   }
   const std::size_t unassigned_count = all_unassigned ? ids.size() : unassigned.size();
-  // Topics with their first position, for the computed case.
-  std::vector<std::pair<Topic, std::size_t>> topic_starts;
-  if (all_unassigned) {
-    std::size_t first = 0;
-    for (const auto& [topic, count] : in.partitions_per_topic) {
-      topic_starts.emplace_back(topic, first);
-      first += static_cast<std::size_t>(count);
-    }
-    topic_starts.emplace_back(Topic(), first);  // sentinel: the end
-  }
+  // Every partition, for the computed case.
+  PartitionSequence all;
+  if (all_unassigned)
+    for (const auto& [topic, count] : in.partitions_per_topic) all.add(topic, count);
   std::vector<std::size_t> needs(in.consumers.size(), 0);
   for (std::uint32_t c : under_min) needs[c] = static_cast<std::size_t>(min_quota) - assignment[c].size();
   std::size_t passes = 0;
@@ -320,20 +296,12 @@ StickyResult constrained(const Input& in) {
     const std::size_t stride = under_min.size();
     for (std::size_t k = 0; k < under_min.size(); ++k) {
       const std::uint32_t c = under_min[k];
-      deal_positions(assignment[c], k, stride, needs[c], topic_starts);
+      all.append_strided(assignment[c], k, stride, needs[c]);
     }
   } else if (all_unassigned) {
-    // A member's positions grow with the pass, so one topic cursor per member
-    // walks forward. Nothing is taken from anyone: no transfers.
-    for (std::uint32_t c : under_min) {
-      Partitions& mine = assignment[c];
-      std::size_t t = 0;
-      for (std::size_t r = 0; r < needs[c]; ++r) {
-        const std::size_t pos = start[r] + before[r]++;
-        while (topic_starts[t + 1].second <= pos) ++t;
-        mine.push_back(TopicPartition{topic_starts[t].first, static_cast<int>(pos - topic_starts[t].second)});
-      }
-    }
+    // Nothing is taken from anyone: no transfers.
+    for (std::uint32_t c : under_min)
+      for (std::size_t r = 0; r < needs[c]; ++r) assignment[c].push_back(all.at(start[r] + before[r]++));
   } else {
     for (std::uint32_t c : under_min) {
       for (std::size_t r = 0; r < needs[c]; ++r) take(c, start[r] + before[r]++);
@@ -346,10 +314,7 @@ StickyResult constrained(const Input& in) {
   for (std::uint32_t c : exactly_min) {
     if (next == unassigned_count) break;
     if (all_unassigned) {
-      std::size_t t = 0;
-      while (topic_starts[t + 1].second <= next) ++t;
-      assignment[c].push_back(TopicPartition{topic_starts[t].first, static_cast<int>(next - topic_starts[t].second)});
-      ++next;
+      assignment[c].push_back(all.at(next++));
     } else {
       take(c, next++);
     }
