@@ -127,6 +127,7 @@ void ClassicMember::stop_timers() {
   init_timer_.cancel();
   batch_timer_.cancel();
   poll_timer_.cancel();
+  poll_timer_expired_while_frozen_ = false;
   in_batch_ = false;
   rejoin_after_batch_.reset();
   left_on_poll_timeout_ = false;
@@ -156,6 +157,7 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   revoke_timer_.cancel();
   batch_timer_.cancel();
   poll_timer_.cancel();
+  poll_timer_expired_while_frozen_ = false;
   in_batch_ = false;
   revoking_ = false;
   auto finish = [this, on_stopped = std::move(on_stopped)] {
@@ -182,14 +184,19 @@ void ClassicMember::on_freeze() {
   revoke_timer_.suspend();
   init_timer_.suspend();
   batch_timer_.suspend();
-  poll_timer_.suspend();
 }
 
 void ClassicMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
   batch_timer_.resume();
-  poll_timer_.resume();
+  // The heartbeat thread checks the poll timer before it heartbeats; the
+  // main thread, back in its batch, cannot poll before that.
+  if (poll_timer_expired_while_frozen_) {
+    poll_timer_expired_while_frozen_ = false;
+    poll_timeout();
+    return;
+  }
   if (phase_ == Phase::Syncing || phase_ == Phase::Stable) send_heartbeat();
 }
 
@@ -224,12 +231,18 @@ void ClassicMember::start_batch() {
   }
   in_batch_ = true;
   batch_timer_.arm_in(batch_, [this] { end_batch(); });
-  poll_timer_.arm_in(config_.max_poll_interval, [this] { poll_timeout(); });
+  poll_timer_.arm_in(config_.max_poll_interval, [this] {
+    if (paused())
+      poll_timer_expired_while_frozen_ = true;
+    else
+      poll_timeout();
+  });
 }
 
 void ClassicMember::end_batch() {
   in_batch_ = false;
   poll_timer_.cancel();
+  poll_timer_expired_while_frozen_ = false;
   if (left_on_poll_timeout_) {
     // The poll after the timeout: the generation was reset, so what the
     // member held is lost, and it joins again as a new member.

@@ -158,7 +158,11 @@ class ClassicMember final : public MemberProcess {
   SuspendableTimer revoke_timer_;  // revoke cost in progress
   SuspendableTimer init_timer_;    // assign cost in progress
   SuspendableTimer batch_timer_;   // the batch being processed
-  SuspendableTimer poll_timer_;    // max.poll.interval.ms since the last poll
+  // max.poll.interval.ms since the last poll: wall-clock time, so it runs on
+  // while the process is frozen; the (frozen) heartbeat thread acts on it at
+  // the thaw.
+  Timer poll_timer_;
+  bool poll_timer_expired_while_frozen_ = false;
 };
 
 }  // namespace rsim::protocols::classic
