@@ -231,6 +231,11 @@ void ClassicMember::start_batch() {
   }
   in_batch_ = true;
   batch_timer_.arm_in(batch_, [this] { end_batch(); });
+  arm_poll_timer();
+}
+
+void ClassicMember::arm_poll_timer() {
+  poll_timer_expired_while_frozen_ = false;
   poll_timer_.arm_in(config_.max_poll_interval, [this] {
     if (paused())
       poll_timer_expired_while_frozen_ = true;
@@ -239,16 +244,20 @@ void ClassicMember::start_batch() {
   });
 }
 
+// The poll after the timeout: the generation was reset, so what the member
+// still holds is lost, and it joins again as a new member.
+void ClassicMember::rejoin_after_poll_timeout() {
+  left_on_poll_timeout_ = false;
+  lose_partitions("poll timeout");
+  send_join();
+}
+
 void ClassicMember::end_batch() {
   in_batch_ = false;
   poll_timer_.cancel();
   poll_timer_expired_while_frozen_ = false;
   if (left_on_poll_timeout_) {
-    // The poll after the timeout: the generation was reset, so what the
-    // member held is lost, and it joins again as a new member.
-    left_on_poll_timeout_ = false;
-    lose_partitions("poll timeout");
-    send_join();
+    rejoin_after_poll_timeout();
     return;
   }
   if (rejoin_after_batch_) {
@@ -327,10 +336,22 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
   const Duration cost = config_.revoke_time(partitions);
-  auto done = [this, partitions, then = std::move(then)]() mutable {
+  // onPartitionsRevoked runs inside poll(): a callback longer than
+  // max.poll.interval.ms makes the heartbeat thread leave the group. (Not on
+  // a clean leave, which revokes from close().)
+  const bool in_poll = phase_ != Phase::Idle && !in_batch_ && cost > Duration{0};
+  if (in_poll) arm_poll_timer();
+  auto done = [this, partitions, in_poll, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
     emit("revoked", {{"resources", to_strings(partitions)}});
+    if (in_poll) {
+      poll_timer_.cancel();
+      if (left_on_poll_timeout_) {
+        rejoin_after_poll_timeout();
+        return;
+      }
+    }
     then();
   };
   after(revoke_timer_, cost, std::move(done));
@@ -543,7 +564,9 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
 
 void ClassicMember::lose_partitions(const std::string& reason) {
   init_timer_.cancel();
-  // A revocation in progress is moot: the partitions are gone either way.
+  // A revocation in progress is moot: the partitions are gone either way
+  // (and so is the poll deadline its callback was held to).
+  if (revoking_ && !in_batch_) poll_timer_.cancel();
   revoke_timer_.cancel();
   revoking_ = false;
   if (owned_.empty()) return;

@@ -123,6 +123,8 @@ class ClassicMember final : public MemberProcess {
   // The poll loop.
   void start_batch();
   void end_batch();
+  void arm_poll_timer();
+  void rejoin_after_poll_timeout();
   void poll_timeout();
   // Metadata and the coordinator's whereabouts.
   void refresh_metadata();

@@ -90,6 +90,52 @@ events: [{at: 10s, leave: D}]
   CHECK(x.m.stop_the_world == Duration{0});
 }
 
+// onPartitionsRevoked runs inside poll(): a revocation longer than
+// max.poll.interval.ms makes the heartbeat thread leave, and the group storms.
+// Generation 2 (9.003 s) takes T-3 from B, which revokes it for 25 s from
+// 9.006 s; at 29.006 s B has not polled for 20 s, leaves, and generation 3
+// gives C B's T-2 and T-3 while B, out of the group, still holds them (a
+// zombie, not a violation). B's revocation ends at 34.006 s: it loses T-2
+// and joins as a new member; generation 4 takes T-3 from C, and C's own
+// 25 s revocation times out at 56.018 s in turn.
+TEST_CASE("a revocation longer than max.poll.interval.ms makes the member leave: a rebalance storm") {
+  const auto x = run(R"(
+name: long-revoke
+protocol: cooperative
+duration: 60s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, max.poll.interval.ms: 20000}
+costs: {revoke: 25s}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events:
+  - {at: 6s, join: C, subscribe: [T]}
+)");
+  CHECK(lines(x.r, {"generation", "assigned", "revoking", "revoked", "lost", "poll-timeout", "member-removed"}) ==
+        "0.000s coordinator generation g1\n"
+        "0.000s A assigned [T-0,T-1]\n"
+        "0.000s B assigned [T-2,T-3]\n"
+        "9.003s coordinator generation g2\n"
+        "9.006s B revoking [T-3]\n"
+        "29.006s B poll-timeout\n"
+        "29.007s coordinator member-removed\n"
+        "30.009s coordinator generation g3\n"
+        "30.012s C assigned [T-2,T-3]\n"
+        "34.006s B revoked [T-3]\n"
+        "34.006s B lost [T-2]\n"
+        "36.015s coordinator generation g4\n"
+        "36.018s C revoking [T-3]\n"
+        "56.018s C poll-timeout\n"
+        "56.019s coordinator member-removed\n"
+        "57.021s coordinator generation g5\n"
+        "57.024s B assigned [T-2,T-3]\n");
+  CHECK_FALSE(x.m.violation);
+  REQUIRE(x.m.zombies.size() >= 1);
+  CHECK(x.m.zombies[0].holder == "B");
+  CHECK(x.m.zombies[0].from == time_at(Duration{30'012'000}));
+  CHECK(x.m.zombies[0].to == time_at(Duration{34'006'000}));
+}
+
 // Seed 1, Deferred Resolution, scenarios/seed/deferred-leave.yaml: D's
 // LeaveGroup arrives at 10.001 s; generation 2 (12.003 s, after the 12 s
 // heartbeats) holds T-3 and tells A, B, C to rejoin in 60 s; generation 3
