@@ -9,7 +9,9 @@ MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std
       name_(std::move(name)),
       node_(network_.add_node(name_)),
       pause_timer_(kernel),
-      locate_timer_(kernel) {
+      locate_timer_(kernel),
+      poll_timer_(kernel),
+      batch_timer_(kernel) {
   network_.crash(node_);  // not running until started
 }
 
@@ -34,6 +36,7 @@ void MemberProcess::freeze(Duration length) {
   }
   paused_ = true;
   emit("pause", {{"for_us", length.count()}});
+  batch_timer_.suspend();
   on_freeze();
   pause_timer_.arm_in(length, [this] { thaw(); });
 }
@@ -41,6 +44,7 @@ void MemberProcess::freeze(Duration length) {
 void MemberProcess::thaw() {
   paused_ = false;
   emit("resume");
+  batch_timer_.resume();
   on_thaw();
   while (!inbox_.empty() && !paused_ && !down()) {
     auto handler = std::move(inbox_.front());
@@ -55,6 +59,55 @@ void MemberProcess::reset_process() {
   inbox_.clear();
   pause_timer_.cancel();
   locate_timer_.cancel();
+  stop_poll_loop();
+}
+
+void MemberProcess::set_slow(Duration batch, Duration length) {
+  batch_ = batch;
+  slow_until_ = kernel_.now() + length;
+}
+
+bool MemberProcess::next_batch(Duration max_poll_interval) {
+  if (batch_ == Duration{0} || kernel_.now() >= slow_until_) {
+    batch_ = Duration{0};
+    return false;
+  }
+  in_batch_ = true;
+  batch_timer_.arm_in(batch_, [this] {
+    in_batch_ = false;
+    cancel_poll_deadline();
+    on_batch_end();
+  });
+  arm_poll_deadline(max_poll_interval);
+  return true;
+}
+
+void MemberProcess::stop_poll_loop() {
+  batch_timer_.cancel();
+  cancel_poll_deadline();
+  in_batch_ = false;
+  batch_ = Duration{0};
+}
+
+void MemberProcess::arm_poll_deadline(Duration max_poll_interval) {
+  poll_deadline_passed_while_frozen_ = false;
+  poll_timer_.arm_in(max_poll_interval, [this] {
+    if (paused_)
+      poll_deadline_passed_while_frozen_ = true;
+    else
+      on_poll_timeout();
+  });
+}
+
+void MemberProcess::cancel_poll_deadline() {
+  poll_timer_.cancel();
+  poll_deadline_passed_while_frozen_ = false;
+}
+
+bool MemberProcess::poll_deadline_passed_while_frozen() {
+  const bool passed = poll_deadline_passed_while_frozen_;
+  poll_deadline_passed_while_frozen_ = false;
+  return passed;
 }
 
 void MemberProcess::lose_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff) {

@@ -47,10 +47,29 @@ class MemberProcess {
     else timer.arm_in(cost, std::move(work));
   }
 
+  // max.poll.interval.ms since the last poll, for a poll loop that is busy
+  // (a batch, a rebalance callback). Wall-clock time: it runs on while the
+  // process is frozen, and the frozen heartbeat thread acts on it at the thaw
+  // (on_thaw asks poll_deadline_passed_while_frozen() before heartbeating).
+  void arm_poll_deadline(Duration max_poll_interval);
+  void cancel_poll_deadline();
+  bool poll_deadline_passed_while_frozen();
+
+  // The application's poll loop: without `slow` it polls continuously; after
+  // slow(batch, length) it processes batches of `batch` back to back for
+  // `length`, each held to the poll deadline; a freeze suspends the batch.
+  void set_slow(Duration batch, Duration length);
+  // Starts the next batch while the loop is slow; false once it polls freely.
+  bool next_batch(Duration max_poll_interval);
+  bool in_batch() const { return in_batch_; }
+  void stop_poll_loop();  // no batch, not slow
+
   virtual bool down() const = 0;
   virtual void on_freeze() = 0;  // stop timed work
   virtual void on_thaw() = 0;    // resume it; the waiting messages run next
   virtual void on_coordinator_found() = 0;
+  virtual void on_poll_timeout() = 0;  // the heartbeat thread leaves the group
+  virtual void on_batch_end() = 0;     // the poll after a batch
 
  private:
   void thaw();
@@ -66,6 +85,12 @@ class MemberProcess {
   std::deque<Callback> inbox_;  // messages that arrived during a freeze
   Timer pause_timer_;
   Timer locate_timer_;
+  Timer poll_timer_;
+  bool poll_deadline_passed_while_frozen_ = false;
+  SuspendableTimer batch_timer_;
+  Duration batch_{0};
+  Time slow_until_ = kTimeZero;
+  bool in_batch_ = false;
 };
 
 }  // namespace rsim::protocols

@@ -25,9 +25,7 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
       metadata_timer_(ctx_.kernel),
       scheduled_rebalance_timer_(ctx_.kernel),
       revoke_timer_(ctx_.kernel),
-      init_timer_(ctx_.kernel),
-      batch_timer_(ctx_.kernel),
-      poll_timer_(ctx_.kernel) {}
+      init_timer_(ctx_.kernel) {}
 
 template <class Req, class Resp, class Handle>
 void ClassicMember::call(const char* what, Req req, void (ClassicEndpoint::*method)(Req, Reply<Resp>), Handle handle) {
@@ -125,13 +123,8 @@ void ClassicMember::stop_timers() {
   scheduled_rebalance_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
-  batch_timer_.cancel();
-  poll_timer_.cancel();
-  poll_timer_expired_while_frozen_ = false;
-  in_batch_ = false;
   rejoin_after_batch_.reset();
   left_on_poll_timeout_ = false;
-  batch_ = Duration{0};
   reset_process();
 }
 
@@ -155,10 +148,7 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   retry_timer_.cancel();
   init_timer_.cancel();
   revoke_timer_.cancel();
-  batch_timer_.cancel();
-  poll_timer_.cancel();
-  poll_timer_expired_while_frozen_ = false;
-  in_batch_ = false;
+  stop_poll_loop();
   revoking_ = false;
   auto finish = [this, on_stopped = std::move(on_stopped)] {
     if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown()) {
@@ -183,18 +173,15 @@ void ClassicMember::on_freeze() {
   heartbeat_timer_.cancel();
   revoke_timer_.suspend();
   init_timer_.suspend();
-  batch_timer_.suspend();
 }
 
 void ClassicMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
-  batch_timer_.resume();
   // The heartbeat thread checks the poll timer before it heartbeats; the
   // main thread, back in its batch, cannot poll before that.
-  if (poll_timer_expired_while_frozen_) {
-    poll_timer_expired_while_frozen_ = false;
-    poll_timeout();
+  if (poll_deadline_passed_while_frozen()) {
+    on_poll_timeout();
     return;
   }
   if (phase_ == Phase::Syncing || phase_ == Phase::Stable) send_heartbeat();
@@ -219,29 +206,8 @@ void ClassicMember::subscribe(std::vector<std::string> topics) {
 void ClassicMember::slow(Duration batch, Duration length) {
   if (phase_ == Phase::Down) return;
   emit("slow", {{"batch_us", batch.count()}, {"for_us", length.count()}});
-  batch_ = batch;
-  slow_until_ = ctx_.kernel.now() + length;
-  if (!in_batch_ && phase_ == Phase::Stable && !revoking_) start_batch();
-}
-
-void ClassicMember::start_batch() {
-  if (batch_ == Duration{0} || ctx_.kernel.now() >= slow_until_) {
-    batch_ = Duration{0};
-    return;
-  }
-  in_batch_ = true;
-  batch_timer_.arm_in(batch_, [this] { end_batch(); });
-  arm_poll_timer();
-}
-
-void ClassicMember::arm_poll_timer() {
-  poll_timer_expired_while_frozen_ = false;
-  poll_timer_.arm_in(config_.max_poll_interval, [this] {
-    if (paused())
-      poll_timer_expired_while_frozen_ = true;
-    else
-      poll_timeout();
-  });
+  set_slow(batch, length);
+  if (!in_batch() && phase_ == Phase::Stable && !revoking_) next_batch(config_.max_poll_interval);
 }
 
 // The poll after the timeout: the generation was reset, so what the member
@@ -252,10 +218,7 @@ void ClassicMember::rejoin_after_poll_timeout() {
   send_join();
 }
 
-void ClassicMember::end_batch() {
-  in_batch_ = false;
-  poll_timer_.cancel();
-  poll_timer_expired_while_frozen_ = false;
+void ClassicMember::on_batch_end() {
   if (left_on_poll_timeout_) {
     rejoin_after_poll_timeout();
     return;
@@ -266,10 +229,10 @@ void ClassicMember::end_batch() {
     prepare_and_join(reason);
     return;
   }
-  start_batch();
+  next_batch(config_.max_poll_interval);
 }
 
-void ClassicMember::poll_timeout() {
+void ClassicMember::on_poll_timeout() {
   emit("poll-timeout", {{"max-poll-interval_us", config_.max_poll_interval.count()}});
   if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown()) {
     LeaveGroupRequest req{member_id_};
@@ -339,14 +302,14 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   // onPartitionsRevoked runs inside poll(): a callback longer than
   // max.poll.interval.ms makes the heartbeat thread leave the group. (Not on
   // a clean leave, which revokes from close().)
-  const bool in_poll = phase_ != Phase::Idle && !in_batch_ && cost > Duration{0};
-  if (in_poll) arm_poll_timer();
+  const bool in_poll = phase_ != Phase::Idle && !in_batch() && cost > Duration{0};
+  if (in_poll) arm_poll_deadline(config_.max_poll_interval);
   auto done = [this, partitions, in_poll, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
     emit("revoked", {{"resources", to_strings(partitions)}});
     if (in_poll) {
-      poll_timer_.cancel();
+      cancel_poll_deadline();
       if (left_on_poll_timeout_) {
         rejoin_after_poll_timeout();
         return;
@@ -359,7 +322,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
 
 void ClassicMember::request_rejoin(const std::string& reason) {
   if (phase_ != Phase::Stable || revoking_) return;
-  if (in_batch_) {  // at the next poll
+  if (in_batch()) {  // at the next poll
     if (!rejoin_after_batch_) rejoin_after_batch_ = reason;
     return;
   }
@@ -508,8 +471,8 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     if (!outcome.add.empty()) after(init_timer_, cost, std::move(ready));
     if (outcome.rejoin) {
       request_rejoin("assignment asks for a follow-up rebalance");
-    } else if (!in_batch_) {
-      start_batch();  // poll() returns: processing goes on
+    } else if (!in_batch()) {
+      next_batch(config_.max_poll_interval);  // poll() returns: processing goes on
     }
   };
   revoke(outcome.revoke, std::move(assign));
@@ -546,7 +509,7 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
       lose_partitions(error_name(r.error));
       if (r.error == Error::UnknownMemberId) member_id_.clear();
       generation_ = -1;
-      if (in_batch_) {  // the poll loop rejoins when the batch ends
+      if (in_batch()) {  // the poll loop rejoins when the batch ends
         phase_ = Phase::Idle;
         rejoin_after_batch_ = error_name(r.error);
         return;
@@ -566,7 +529,7 @@ void ClassicMember::lose_partitions(const std::string& reason) {
   init_timer_.cancel();
   // A revocation in progress is moot: the partitions are gone either way
   // (and so is the poll deadline its callback was held to).
-  if (revoking_ && !in_batch_) poll_timer_.cancel();
+  if (revoking_ && !in_batch()) cancel_poll_deadline();
   revoke_timer_.cancel();
   revoking_ = false;
   if (owned_.empty()) return;

@@ -121,11 +121,9 @@ class ClassicMember final : public MemberProcess {
   void revoke(std::vector<TopicPartition> partitions, Callback then);
   void stop_timers();
   // The poll loop.
-  void start_batch();
-  void end_batch();
-  void arm_poll_timer();
+  void on_batch_end() override;
   void rejoin_after_poll_timeout();
-  void poll_timeout();
+  void on_poll_timeout() override;
   // Metadata and the coordinator's whereabouts.
   void refresh_metadata();
 
@@ -146,11 +144,7 @@ class ClassicMember final : public MemberProcess {
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;
   std::uint64_t request_seq_ = 0;  // answers to older requests are ignored
-  // The poll loop: batches of `batch_` back to back until `slow_until_`.
-  Duration batch_{0};
-  Time slow_until_ = kTimeZero;
-  bool in_batch_ = false;
-  std::optional<std::string> rejoin_after_batch_;
+  std::optional<std::string> rejoin_after_batch_;  // a rejoin waiting for the next poll
   bool left_on_poll_timeout_ = false;
   Timer heartbeat_timer_;
   Timer request_timer_;  // JoinGroup / SyncGroup timeout
@@ -159,12 +153,7 @@ class ClassicMember final : public MemberProcess {
   Timer scheduled_rebalance_timer_;  // ScheduledRebalanceTimeout
   SuspendableTimer revoke_timer_;  // revoke cost in progress
   SuspendableTimer init_timer_;    // assign cost in progress
-  SuspendableTimer batch_timer_;   // the batch being processed
-  // max.poll.interval.ms since the last poll: wall-clock time, so it runs on
-  // while the process is frozen; the (frozen) heartbeat thread acts on it at
-  // the thaw.
-  Timer poll_timer_;
-  bool poll_timer_expired_while_frozen_ = false;
+
 };
 
 }  // namespace rsim::protocols::classic

@@ -20,6 +20,7 @@ void ConsumerMember::stop_timers() {
   retry_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
+  reconcile_after_batch_ = stale_ = false;
   reset_process();
 }
 
@@ -66,7 +67,7 @@ void ConsumerMember::crash() {
 // ConsumerGroupHeartbeat: the whole protocol. One in flight at a time; a
 // request that has to wait is sent when the answer arrives.
 void ConsumerMember::send_heartbeat() {
-  if (phase_ == Phase::Down || phase_ == Phase::Leaving || paused() || coordinator_unknown()) return;
+  if (phase_ == Phase::Down || phase_ == Phase::Leaving || stale_ || paused() || coordinator_unknown()) return;
   if (in_flight_) {
     send_again_ = true;
     return;
@@ -99,7 +100,7 @@ void ConsumerMember::send_heartbeat() {
 }
 
 void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
-  if (seq != seq_ || phase_ == Phase::Down || phase_ == Phase::Leaving) return;
+  if (seq != seq_ || phase_ == Phase::Down || phase_ == Phase::Leaving || stale_) return;
   in_flight_ = false;
   request_timer_.cancel();
   if (r.error == Error::FencedMemberEpoch || r.error == Error::UnknownMemberId) {
@@ -135,8 +136,14 @@ void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
 
 // The membership manager's reconciliation: revoke first (onPartitionsRevoked,
 // paying the revoke cost) and acknowledge at once, then take what is new.
+// The callbacks run in the application thread, in poll(): a member in the
+// middle of a batch reconciles when the batch ends.
 void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   if (revoking_ || phase_ != Phase::Active) return;
+  if (in_batch()) {
+    reconcile_after_batch_ = true;
+    return;
+  }
   std::vector<TopicPartition> revoke, add;
   for (const auto& tp : owned_)
     if (std::find(assignment.begin(), assignment.end(), tp) == assignment.end()) revoke.push_back(tp);
@@ -149,12 +156,18 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
     });
     return;
   }
-  if (add.empty() && assigned_epoch_ == epoch_) return;
+  if (add.empty() && assigned_epoch_ == epoch_) {
+    start_batch();  // poll() returns: the next batch
+    return;
+  }
   assigned_epoch_ = epoch_;
   owned_.insert(owned_.end(), add.begin(), add.end());
   std::sort(owned_.begin(), owned_.end());
   emit("assigned", {{"generation", epoch_}, {"resources", to_strings(add)}});
-  if (add.empty()) return;
+  if (add.empty()) {
+    start_batch();
+    return;
+  }
   initialising_.insert(initialising_.end(), add.begin(), add.end());
   auto ready = [this] {
     if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
@@ -166,6 +179,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   init_timer_.cancel();
   after(init_timer_, cost, std::move(ready));
   send_heartbeat();  // acknowledges the new assignment
+  start_batch();
 }
 
 // onPartitionsRevoked, paying the revoke cost; a partition still
@@ -205,21 +219,13 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
   retry_timer_.cancel();
   init_timer_.cancel();
   revoke_timer_.cancel();
-  const bool joined = !member_id_.empty() && phase_ == Phase::Active;
+  stop_poll_loop();
+  reconcile_after_batch_ = false;
+  const bool joined = !member_id_.empty() && phase_ == Phase::Active && !stale_;
   phase_ = Phase::Leaving;  // takes no further part: no heartbeats, no reconciliation
   revoking_ = false;
   auto finish = [this, joined, on_stopped = std::move(on_stopped)] {
-    if (joined && !coordinator_unknown()) {
-      HeartbeatRequest req;
-      req.member_id = member_id_;
-      req.member_epoch = config_.instance_id ? kStaticLeaveEpoch : kLeaveEpoch;
-      req.client_id = config_.client_id;
-      req.instance_id = config_.instance_id;
-      Directory* dir = &ctx_.directory;
-      ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req] {
-        if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(req, [](HeartbeatResponse) {});
-      });
-    }
+    if (joined) send_leave_heartbeat();
     emit("stopped");
     ctx_.network.crash(node());
     stop_timers();
@@ -234,6 +240,20 @@ void ConsumerMember::leave(std::function<void()> on_stopped) {
   revoke_then(owned_, std::move(finish));
 }
 
+// Epoch -1 (-2 for a static member, whose assignment stays reserved).
+void ConsumerMember::send_leave_heartbeat() {
+  if (coordinator_unknown()) return;
+  HeartbeatRequest req;
+  req.member_id = member_id_;
+  req.member_epoch = config_.instance_id ? kStaticLeaveEpoch : kLeaveEpoch;
+  req.client_id = config_.client_id;
+  req.instance_id = config_.instance_id;
+  Directory* dir = &ctx_.directory;
+  ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req] {
+    if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(req, [](HeartbeatResponse) {});
+  });
+}
+
 void ConsumerMember::on_freeze() {
   heartbeat_timer_.cancel();
   request_timer_.cancel();
@@ -245,14 +265,59 @@ void ConsumerMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
   in_flight_ = false;  // a request in flight before the freeze is timed out by now
+  // The background thread checks the poll timer before it heartbeats.
+  if (poll_deadline_passed_while_frozen()) {
+    on_poll_timeout();
+    return;
+  }
   send_heartbeat();
 }
 
-// The new consumer heartbeats from a background thread and reconciles from
-// poll(); a slow poll loop is recorded but not modelled for this protocol.
+// The application thread's poll loop. The background thread heartbeats on
+// regardless; rebalance callbacks wait for the next poll, and a batch longer
+// than max.poll.interval.ms makes the background thread leave the group
+// (HeartbeatRequestManager: transitionToSendingLeaveGroup on an expired poll
+// timer); the member is stale until its next poll, which loses what it held
+// (onPartitionsLost) and joins again with epoch 0.
 void ConsumerMember::slow(Duration batch, Duration length) {
   if (phase_ == Phase::Down) return;
   emit("slow", {{"batch_us", batch.count()}, {"for_us", length.count()}});
+  set_slow(batch, length);
+  start_batch();
+}
+
+void ConsumerMember::start_batch() {
+  if (in_batch() || revoking_ || stale_ || phase_ != Phase::Active) return;
+  next_batch(config_.max_poll_interval);
+}
+
+void ConsumerMember::on_batch_end() {
+  if (stale_) {
+    stale_ = false;
+    lose_all("poll timeout");
+    member_id_.clear();
+    epoch_ = kJoinEpoch;
+    phase_ = Phase::Joining;
+    emit("join", {{"member-id", member_id_}});
+    send_heartbeat();
+    return;
+  }
+  if (reconcile_after_batch_) {
+    reconcile_after_batch_ = false;
+    reconcile(latest_);
+    return;
+  }
+  start_batch();
+}
+
+void ConsumerMember::on_poll_timeout() {
+  emit("poll-timeout", {{"max-poll-interval_us", config_.max_poll_interval.count()}});
+  if (phase_ == Phase::Active) send_leave_heartbeat();
+  stale_ = true;
+  in_flight_ = send_again_ = false;
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  retry_timer_.cancel();
 }
 
 void ConsumerMember::subscribe(std::vector<std::string> topics) {

@@ -55,6 +55,12 @@ class ConsumerMember final : public MemberProcess {
   void revoke_then(std::vector<TopicPartition> revoke, Callback then);
   void lose_all(const std::string& reason);
   void stop_timers();
+  void send_leave_heartbeat();
+  // The application thread's poll loop (`slow`): batches back to back;
+  // rebalance callbacks run between them.
+  void start_batch();
+  void on_batch_end() override;
+  void on_poll_timeout() override;
 
   MemberContext ctx_;
   classic::MemberConfig config_;
@@ -70,6 +76,8 @@ class ConsumerMember final : public MemberProcess {
   bool in_flight_ = false;
   bool send_again_ = false;
   std::uint64_t seq_ = 0;
+  bool reconcile_after_batch_ = false;  // a reconciliation step waits for the next poll
+  bool stale_ = false;                  // left on a poll timeout; rejoins at the next poll
   Timer heartbeat_timer_, request_timer_, retry_timer_;
   SuspendableTimer revoke_timer_, init_timer_;
 };

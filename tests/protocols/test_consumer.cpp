@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 using namespace rsim;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -35,6 +36,17 @@ std::string lines(const scenario::RunResult& r) {
   return testing::timeline(r, {"generation", "member-removed", "revoking", "revoked", "assigned", "lost", "stable"}, true);
 }
 
+// The timeline of the group above when C joins at 12 s: group epoch 2, C
+// told at once, A at its 15 s heartbeat; then `rest`.
+std::string after_c_joins(const std::vector<std::string>& rest) {
+  std::vector<std::string> all{"0.000s coordinator generation g1", "0.000s coordinator stable g1",
+                               "0.000s A assigned g1 [T-0,T-1]",  "0.000s B assigned g1 [T-2,T-3]",
+                               "12.001s coordinator generation g2", "12.002s C assigned g2 []",
+                               "15.002s A assigned g2 []"};
+  all.insert(all.end(), rest.begin(), rest.end());
+  return testing::joined(all);
+}
+
 }  // namespace
 
 TEST_SUITE("protocols") {
@@ -46,14 +58,7 @@ TEST_SUITE("protocols") {
 // stops; only T-3 is down, 2 s.
 TEST_CASE("consumer: a member joins a stable group; the partition it gets is revoked by its owner first") {
   const auto x = group("40s", "", "  - {at: 12s, join: C, subscribe: [T]}\n");
-  CHECK(lines(x.r) == testing::joined({
-                          "0.000s coordinator generation g1",
-                          "0.000s coordinator stable g1",
-                          "0.000s A assigned g1 [T-0,T-1]",
-                          "0.000s B assigned g1 [T-2,T-3]",
-                          "12.001s coordinator generation g2",
-                          "12.002s C assigned g2 []",
-                          "15.002s A assigned g2 []",
+  CHECK(lines(x.r) == after_c_joins({
                           "15.002s B revoking [T-3]",
                           "15.002s B revoked [T-3]",
                           "15.004s B assigned g2 []",
@@ -94,14 +99,7 @@ TEST_CASE("consumer: a crashed member is fenced when its session times out") {
 TEST_CASE("consumer: a member that does not revoke within its rebalance timeout is fenced") {
   const auto x = group("60s", "config: {max.poll.interval.ms: 20000}\ncosts: {revoke: 30s}",
                        "  - {at: 12s, join: C, subscribe: [T]}\n");
-  CHECK(lines(x.r) == testing::joined({
-                          "0.000s coordinator generation g1",
-                          "0.000s coordinator stable g1",
-                          "0.000s A assigned g1 [T-0,T-1]",
-                          "0.000s B assigned g1 [T-2,T-3]",
-                          "12.001s coordinator generation g2",
-                          "12.002s C assigned g2 []",
-                          "15.002s A assigned g2 []",
+  CHECK(lines(x.r) == after_c_joins({
                           "15.002s B revoking [T-3]",
                           "35.001s coordinator member-removed (rebalance timeout expired)",
                           "35.001s coordinator generation g3",
@@ -114,6 +112,57 @@ TEST_CASE("consumer: a member that does not revoke within its rebalance timeout 
                           "40.002s A assigned g4 []",
                       }));
   CHECK_FALSE(x.m.violation);
+}
+
+// The new consumer's callbacks run in the application thread, in poll():
+// B, in an 8 s batch from 10 s, hears at 15.001 s that it must give up T-3
+// but revokes it only when the batch ends (18 s), and acknowledges at once;
+// C gets T-3 at its next heartbeat (22.002 s). T-3 was processed by B until
+// 18 s, so it is down 4.002 s; nobody else stops.
+TEST_CASE("consumer: a member in a long batch revokes at its next poll") {
+  const auto x = group("60s", "config: {max.poll.interval.ms: 20000}",
+                       "  - {at: 10s, slow: B, batch: 8s, for: 5s}\n  - {at: 12s, join: C, subscribe: [T]}\n");
+  CHECK(lines(x.r) == after_c_joins({
+                          "18.000s B revoking [T-3]",
+                          "18.000s B revoked [T-3]",
+                          "18.002s B assigned g2 []",
+                          "22.001s coordinator stable g2",
+                          "22.002s C assigned g2 [T-3]",
+                      }));
+  CHECK(x.m.downtime.total == Duration{4'002'000});
+  CHECK_FALSE(x.m.violation);
+}
+
+// B's 25 s batch (10-35 s) outlives max.poll.interval.ms: at 30 s the
+// background thread leaves the group (epoch -1), which frees T-2 and T-3 at
+// once (group epoch 3) and C takes them at its 32.002 s heartbeat, while B,
+// still in its batch, holds them: a zombie until its poll at 35 s loses them
+// and it joins again with epoch 0 (as B-2). The poll timeout came before
+// B's rebalance timeout (35.001 s) would have fenced it.
+TEST_CASE("consumer: a batch longer than max.poll.interval.ms makes the member leave, then rejoin at its next poll") {
+  const auto x = group("60s", "config: {max.poll.interval.ms: 20000}",
+                       "  - {at: 10s, slow: B, batch: 25s, for: 5s}\n  - {at: 12s, join: C, subscribe: [T]}\n");
+  CHECK(lines(x.r) == after_c_joins({
+                          "30.001s coordinator member-removed (left the group)",
+                          "30.001s coordinator generation g3",
+                          "30.002s A assigned g3 []",
+                          "32.001s coordinator stable g3",
+                          "32.002s C assigned g3 [T-2,T-3]",
+                          "35.000s B lost [T-2,T-3]",
+                          "35.001s coordinator generation g4",
+                          "35.002s B assigned g4 []",
+                          "35.002s A assigned g4 []",
+                          "37.004s C revoking [T-3]",
+                          "37.004s C revoked [T-3]",
+                          "37.006s C assigned g4 []",
+                          "40.001s coordinator stable g4",
+                          "40.002s B assigned g4 [T-3]",
+                      }));
+  CHECK_FALSE(x.m.violation);
+  REQUIRE(x.m.zombies.size() == 2);
+  CHECK(x.m.zombies[0].holder == "B");
+  CHECK(x.m.zombies[0].from == time_at(Duration{32'002'000}));
+  CHECK(x.m.zombies[0].to == time_at(35s));
 }
 
 // The coordinator fails over at 16 s, while B is revoking T-3 (2 s, until

