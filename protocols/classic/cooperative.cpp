@@ -75,12 +75,11 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
   std::map<std::string, std::string> member_of;  // client id -> member id
   for (const auto& m : members) member_of[m.subscription.client_id] = m.member_id;
   for (const auto& [client, partitions] : returning) {
+    const auto& back = partitions;  // clang 14 cannot capture a structured binding in a lambda
     for (auto& [member_id, assignment] : out) {
       auto& parts = assignment.partitions;
       parts.erase(std::remove_if(parts.begin(), parts.end(),
-                                 [&](const TopicPartition& tp) {
-                                   return std::find(partitions.begin(), partitions.end(), tp) != partitions.end();
-                                 }),
+                                 [&](const TopicPartition& tp) { return std::find(back.begin(), back.end(), tp) != back.end(); }),
                   parts.end());
     }
     for (auto& [member_id, assignment] : out)

@@ -221,7 +221,9 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
   CHECK(after.target == before.target);
   CHECK(after.subscribed_metadata == before.subscribed_metadata);
   REQUIRE(after.members.size() == before.members.size());
-  for (const auto& [id, m] : before.members) {
+  for (const auto& entry : before.members) {  // not a structured binding: CAPTURE is a lambda
+    const std::string& id = entry.first;
+    const MemberView& m = entry.second;
     CAPTURE(id);
     const MemberView& r = after.members.at(id);
     CHECK(r.client_id == m.client_id);
