@@ -7,7 +7,10 @@
 // execute 1e6, each scheduling one new event at now + an exponential delay.
 // The baseline is a bare std::priority_queue push/pop loop over the same
 // delays, with no callbacks, no cancellation and no clock.
+#include "metrics/summary.hpp"
 #include "protocols/assignors/assignor.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 
@@ -193,6 +196,65 @@ void bench_assignors(const std::vector<std::string>& names) {
   }
 }
 
+// ---- scenarios ---------------------------------------------------------------
+//
+// Whole runs (simulation and metrics) of a rolling bounce of every member of
+// a group of N members on one topic of 10 N partitions, each down 5 s, 10 s
+// apart, for each protocol family's representative. Figures: wall time,
+// kernel events per second beside the bare push/pop loop's of the kernel
+// benchmark (measured in the same run), and simulated time over wall time.
+
+std::string rolling_bounce_of(int members) {
+  return fmt::format(R"(
+name: bench-rolling-bounce
+seed: 1
+duration: {}s
+config: {{session.timeout.ms: 45000, heartbeat.interval.ms: 3000}}
+network: {{latency: {{uniform: [0.5ms, 2ms]}}}}
+costs: {{revoke: 10ms, assign: 20ms}}
+load: {{produce.rate: 1000, process.rate: 4000}}
+topics: [{{name: orders, partitions: {}}}]
+members: {{count: {}, prefix: c, subscribe: [orders]}}
+events:
+  - {{at: 30s, rolling-bounce: all, down: 5s, interval: 10s}}
+)",
+                     30 + 10 * members + 120, 10 * members, members);
+}
+
+void bench_scenarios() {
+  const auto delays = make_delays(1);
+  std::vector<double> bare;
+  for (int i = 0; i < 3; ++i) bare.push_back(run_bare(delays));
+  const double b = median(bare);
+  fmt::print("scenarios: a rolling bounce of every member (N members, 10 N partitions), run + metrics, median of 3\n");
+  fmt::print("  baseline: bare std::priority_queue push/pop {:.2f} M events/s\n", b / 1e6);
+  fmt::print("  {:>7} {:<12} {:>10} {:>12} {:>12} {:>10} {:>14}\n", "members", "protocol", "wall ms", "events",
+             "M events/s", "/ bare", "sim / wall");
+  for (int members : {10, 100, 300}) {
+    const auto s = scenario::load_text(rolling_bounce_of(members), "bench.yaml");
+    for (const char* protocol : {"eager", "cooperative", "consumer"}) {
+      scenario::RunOptions o;
+      o.protocol = protocol;
+      std::vector<double> ms;
+      std::uint64_t events = 0;
+      Time end = kTimeZero;
+      for (int i = 0; i < 3; ++i) {
+        const auto t0 = Clock::now();
+        const auto r = scenario::run(s, o);
+        (void)metrics::summarize(s, r);
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        events = r.events_executed;
+        end = r.end;
+      }
+      const double wall = median(ms);
+      const double rate = static_cast<double>(events) / (wall / 1000.0);
+      const double simulated_s = std::chrono::duration<double>(end - kTimeZero).count();
+      fmt::print("  {:>7} {:<12} {:>10.1f} {:>12} {:>12.2f} {:>9.2f}x {:>13.0f}x\n", members, protocol, wall, events,
+                 rate / 1e6, rate / b, simulated_s / (wall / 1000.0));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,7 +265,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<std::string> what;
   for (int i = 1; i < argc; ++i) what.emplace_back(argv[i]);
-  if (what.empty()) what = {"kernel", "assignors"};
+  if (what.empty()) what = {"kernel", "assignors", "scenarios"};
   for (std::size_t i = 0; i < what.size(); ++i) {
     const std::string& w = what[i];
     if (w == "kernel") {
@@ -214,8 +276,10 @@ int main(int argc, char** argv) {
       while (i + 1 < what.size() && protocols::make_classic_assignor(what[i + 1]) != nullptr) names.push_back(what[++i]);
       if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky"};
       bench_assignors(names);
+    } else if (w == "scenarios") {
+      bench_scenarios();
     } else {
-      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors)\n", w);
+      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, scenarios)\n", w);
       return 2;
     }
   }
