@@ -49,6 +49,11 @@ void PartitionSequence::append_strided(std::vector<TopicPartition>& list, std::s
   }
 }
 
+void PartitionSequence::deal(const std::vector<std::vector<TopicPartition>*>& lists) const {
+  const std::size_t n = lists.size();
+  for (std::size_t k = 0; k < n && k < size(); ++k) append_strided(*lists[k], k, n, (size() - k + n - 1) / n);
+}
+
 std::vector<std::vector<TopicPartition>*> add_empty_lists(const GroupSnapshot& group, GroupAssignment& out) {
   std::vector<std::vector<TopicPartition>*> lists;
   lists.reserve(group.members.size());

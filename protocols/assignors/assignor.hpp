@@ -85,6 +85,9 @@ class PartitionSequence {
   // of them, all < size()) to `list`.
   void append_strided(std::vector<TopicPartition>& list, std::size_t first, std::size_t stride,
                       std::size_t count) const;
+  // Deals every partition round-robin: the one at position p goes to
+  // lists[p mod n], each list written in one go.
+  void deal(const std::vector<std::vector<TopicPartition>*>& lists) const;
 
  private:
   std::vector<std::pair<Topic, std::size_t>> starts_;  // each topic and its first position; then the end

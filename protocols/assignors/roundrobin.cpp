@@ -22,10 +22,9 @@ GroupAssignment RoundRobinAssignor::assign(const GroupSnapshot& group) const {
     PartitionSequence all;
     for (const auto& t : index.topics)
       if (auto it = group.topics.find(t); it != group.topics.end()) all.add(Topic(t), it->second);
-    const std::size_t n = members.size();
-    for (std::size_t i = 0; i < n && i < all.size(); ++i)
-      all.append_strided(*list_of[static_cast<std::size_t>(members[i] - group.members.data())], i, n,
-                         (all.size() - i + n - 1) / n);
+    std::vector<std::vector<TopicPartition>*> lists;  // in MemberInfo order
+    for (const auto* m : members) lists.push_back(list_of[static_cast<std::size_t>(m - group.members.data())]);
+    all.deal(lists);
     return out;
   }
   std::vector<std::vector<char>> distinct(index.distinct.size(), std::vector<char>(index.topics.size(), 0));

@@ -134,28 +134,12 @@ protocols::GroupSnapshot after_one_leaves(protocols::GroupSnapshot g, const prot
 }
 
 protocols::GroupAssignment deal(const protocols::GroupSnapshot& g) {
-  // The k-th member takes the partitions at positions k, k + n, k + 2n, ...
-  // of all topics' partitions laid end to end: each list written in one go.
+  // Position p of all topics' partitions laid end to end goes to member
+  // p mod n, each member's list written in one go.
   protocols::GroupAssignment out;
-  std::vector<std::pair<protocols::Topic, std::size_t>> starts;  // topic, first position
-  std::size_t total = 0;
-  for (const auto& [name, n] : g.topics) {
-    starts.emplace_back(protocols::Topic(name), total);
-    total += static_cast<std::size_t>(n);
-  }
-  starts.emplace_back(protocols::Topic(), total);
-  const std::size_t members = g.members.size();
-  for (std::size_t k = 0; k < members; ++k) {
-    auto& list = out.emplace_hint(out.end(), g.members[k].member_id, std::vector<protocols::TopicPartition>())->second;
-    list.resize((total - k + members - 1) / members);
-    const auto* topic = starts.data();
-    std::size_t pos = k;
-    for (auto& tp : list) {
-      while (topic[1].second <= pos) ++topic;
-      tp = {topic->first, static_cast<int>(pos - topic->second)};
-      pos += members;
-    }
-  }
+  protocols::PartitionSequence all;
+  for (const auto& [name, n] : g.topics) all.add(protocols::Topic(name), n);
+  all.deal(protocols::add_empty_lists(g, out));
   return out;
 }
 
