@@ -1,9 +1,21 @@
 #include "sim/kernel.hpp"
 
+#include <fmt/format.h>
+
 #include <cassert>
 #include <utility>
 
 namespace rsim {
+
+NoProgress::NoProgress(Time at, std::uint64_t events)
+    : std::runtime_error(fmt::format("the simulation made no progress: {} events at {} without the clock moving "
+                                     "(a timer that re-arms itself at once?)",
+                                     events, format_time(at))),
+      at_(at) {}
+
+void Kernel::count_instant() {
+  if (++at_instant_ > kMaxEventsAtOneInstant) throw NoProgress(now_, at_instant_);
+}
 
 EventId Kernel::schedule_at(Time at, Callback cb) {
   assert(at >= now_ && "events cannot be scheduled in the past");
@@ -13,8 +25,10 @@ EventId Kernel::schedule_at(Time at, Callback cb) {
 std::uint64_t Kernel::run_until(Time horizon) {
   std::uint64_t n = 0;
   while (queue_.has_next() && queue_.next_time() <= horizon) {
+    if (queue_.next_time() != now_) at_instant_ = 0;
     queue_.run_next(now_);
     ++n;
+    count_instant();
   }
   executed_ += n;
   if (horizon > now_) now_ = horizon;
@@ -24,8 +38,10 @@ std::uint64_t Kernel::run_until(Time horizon) {
 std::uint64_t Kernel::run(std::uint64_t max_events) {
   std::uint64_t n = 0;
   while (n < max_events && queue_.has_next()) {
+    if (queue_.next_time() != now_) at_instant_ = 0;
     queue_.run_next(now_);
     ++n;
+    count_instant();
   }
   executed_ += n;
   return n;

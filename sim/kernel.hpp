@@ -6,15 +6,31 @@
 #include "sim/time.hpp"
 
 #include <cstdint>
+#include <stdexcept>
 
 namespace rsim {
 
+// A run stuck in a loop at one instant (a timer that re-arms itself at once,
+// forever) is stopped with this error instead of hanging.
+class NoProgress : public std::runtime_error {
+ public:
+  NoProgress(Time at, std::uint64_t events);
+  Time at() const { return at_; }
+
+ private:
+  Time at_;
+};
+
 class Kernel {
  public:
+  // Events executed at one instant before the run is declared stuck: far
+  // above what a 100,000-member group does at once.
+  static constexpr std::uint64_t kMaxEventsAtOneInstant = 20'000'000;
+
   Time now() const { return now_; }
 
   EventId schedule_at(Time at, Callback cb);
-  EventId schedule_in(Duration delay, Callback cb) { return schedule_at(now_ + delay, std::move(cb)); }
+  EventId schedule_in(Duration delay, Callback cb) { return schedule_at(later(now_, delay), std::move(cb)); }
   bool cancel(EventId id) { return queue_.cancel(id); }
   bool pending(EventId id) const { return queue_.pending(id); }
 
@@ -29,8 +45,11 @@ class Kernel {
 
  private:
   EventQueue queue_;
+  void count_instant();
+
   Time now_ = kTimeZero;
   std::uint64_t executed_ = 0;
+  std::uint64_t at_instant_ = 0;  // events executed since the clock last moved
 };
 
 // A re-armable timer (heartbeat, session expiry, join phase): arming it again
@@ -43,7 +62,7 @@ class Timer {
   ~Timer() { cancel(); }
 
   void arm_at(Time at, Callback cb);
-  void arm_in(Duration delay, Callback cb) { arm_at(kernel_->now() + delay, std::move(cb)); }
+  void arm_in(Duration delay, Callback cb) { arm_at(later(kernel_->now(), delay), std::move(cb)); }
   void cancel();
   bool armed() const { return kernel_->pending(id_); }
   Time deadline() const { return deadline_; }

@@ -28,6 +28,12 @@ using Time = SimClock::time_point;
 inline constexpr Time kTimeZero{};
 
 constexpr Time time_at(Duration since_start) { return Time{since_start}; }
+// t + d, held at the largest representable time instead of overflowing: a
+// deadline that far away is never reached.
+constexpr Time later(Time t, Duration d) {
+  if (d > Duration{0} && t.time_since_epoch() > Duration::max() - d) return Time::max();
+  return t + d;
+}
 constexpr std::int64_t micros(Duration d) { return d.count(); }
 constexpr std::int64_t micros(Time t) { return t.time_since_epoch().count(); }
 
