@@ -283,7 +283,11 @@ void Loader::config(const YAML::Node& n) {
 }
 
 void Loader::network(const YAML::Node& n) {
-  for (const auto& [key, v] : entries(n, "network", {"latency", "drop", "bandwidth"})) {
+  for (const auto& [key, v] : entries(n, "network", {"latency", "drop", "drop-until", "bandwidth"})) {
+    if (key == "drop-until") {
+      s_.drop_until = duration(v, "network drop-until");
+      continue;
+    }
     if (key == "bandwidth") {
       std::string why;
       auto r = parse_rate(scalar(v, "network bandwidth"), why);

@@ -143,6 +143,7 @@ class GroupRun {
         assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
         protocol_name_(std::move(protocol)) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
+    if (s.drop_until) network_.set_drop_until(time_at(*s.drop_until));
     if (consumer_) {
       consumer_coordinator_ = make_consumer_coordinator();
       consumer_directory_.coordinator = consumer_coordinator_.get();
@@ -156,6 +157,8 @@ class GroupRun {
     for (const auto& c : s.connectors) metadata_[protocols::Topic::connector(c.name).name()] = c.tasks + 1;
     if (protocol_name_ == "cooperative") {
       embedded_ = std::make_unique<cl::CooperativeProtocol>();
+    } else if (protocol_name_ == "cooperative-planted-bug") {
+      embedded_ = std::make_unique<cl::PlantedBugCooperativeProtocol>();
     } else if (protocol_name_ == "deferred") {
       embedded_ = std::make_unique<cl::DeferredProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
     } else if (protocol_name_ == "connect") {

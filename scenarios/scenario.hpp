@@ -140,6 +140,7 @@ struct Scenario {
   std::map<std::string, ConfigEntry> config;
   LatencyModel latency = LatencyModel::fixed(Duration{1000});
   double drop = 0.0;
+  std::optional<Duration> drop_until;  // network.drop-until: no random loss from then on
   // network.bandwidth: a message of B bytes takes B / bandwidth longer to
   // arrive; 0 (the default) means no transfer time.
   std::uint64_t bandwidth_bytes_per_s = 0;

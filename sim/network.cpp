@@ -76,7 +76,7 @@ void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliv
   }
   // Draw the drop before the latency so a drop probability of 0 leaves the
   // latency stream unchanged.
-  if (drop_ > 0.0 && rng_.chance(drop_)) {
+  if (drop_ > 0.0 && kernel_.now() < drop_until_ && rng_.chance(drop_)) {
     ++stats_.dropped;
     lost(from, to, what, "drop");
     return;

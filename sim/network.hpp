@@ -71,6 +71,8 @@ class Network {
   // Simplification: a message's transfer time is added to its latency; links
   // do not queue messages behind each other beyond keeping FIFO order.
   void set_bandwidth(std::uint64_t bytes_per_second) { bandwidth_ = bytes_per_second; }
+  // Random loss stops at `t` (the swarm's quiet phase heals the network).
+  void set_drop_until(Time t) { drop_until_ = t; }
   Duration transfer_time(std::size_t bytes) const;
 
   const NetworkStats& stats() const { return stats_; }
@@ -88,6 +90,7 @@ class Network {
   Trace& trace_;
   LatencyModel latency_;
   double drop_;
+  Time drop_until_ = Time::max();
   std::uint64_t bandwidth_ = 0;
   Rng rng_;
   std::vector<Node> nodes_;
