@@ -23,6 +23,7 @@ void Ownership::apply(const TraceEvent& ev) {
       auto last = last_owner_.find(r);
       if (last != last_owner_.end() && last->second != ev.actor && move_) move_(ev.at, r, last->second, ev.actor);
       holders.insert(ev.actor);
+      held_[ev.actor].insert(r);
       last_owner_[r] = ev.actor;
     }
   } else if (ev.kind == "revoked" || ev.kind == "lost") {
@@ -40,15 +41,23 @@ void Ownership::end_zombie(Time at, const std::string& member, const std::string
 }
 
 void Ownership::release(Time at, const std::string& member, const std::vector<std::string>& resources) {
+  auto held = held_.find(member);
+  if (held == held_.end()) return;
   for (const auto& r : resources) {
-    auto it = owners_.find(r);
-    if (it != owners_.end() && it->second.erase(member) != 0) end_zombie(at, member, r);
+    if (held->second.erase(r) == 0) continue;
+    owners_[r].erase(member);
+    end_zombie(at, member, r);
   }
 }
 
 void Ownership::release_all(Time at, const std::string& member) {
-  for (auto& [r, holders] : owners_)
-    if (holders.erase(member) != 0) end_zombie(at, member, r);
+  auto held = held_.find(member);
+  if (held == held_.end()) return;
+  for (const auto& r : held->second) {
+    owners_[r].erase(member);
+    end_zombie(at, member, r);
+  }
+  held->second.clear();
 }
 
 const std::set<std::string>& Ownership::owners(const std::string& resource) const {
@@ -56,10 +65,15 @@ const std::set<std::string>& Ownership::owners(const std::string& resource) cons
   return it == owners_.end() ? kNobody : it->second;
 }
 
+const std::set<std::string>& Ownership::held_by(const std::string& member) const {
+  auto it = held_.find(member);
+  return it == held_.end() ? kNobody : it->second;
+}
+
 std::map<std::string, std::set<std::string>> Ownership::by_member() const {
   std::map<std::string, std::set<std::string>> out;
-  for (const auto& [r, holders] : owners_)
-    for (const auto& h : holders) out[h].insert(r);
+  for (const auto& [member, resources] : held_)
+    if (!resources.empty()) out[member] = resources;
   return out;
 }
 

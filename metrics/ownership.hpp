@@ -47,6 +47,10 @@ class Ownership {
   void apply(const TraceEvent& ev);
 
   const std::set<std::string>& owners(const std::string& resource) const;
+  // What `member` holds now.
+  const std::set<std::string>& held_by(const std::string& member) const;
+  // Whether the coordinator has removed `member` since it last joined.
+  bool removed(const std::string& member) const { return standing_.removed(member); }
   const std::vector<Zombie>& zombies() const { return zombies_; }
   std::map<std::string, std::set<std::string>> by_member() const;
 
@@ -56,6 +60,7 @@ class Ownership {
   void end_zombie(Time at, const std::string& member, const std::string& resource);
 
   std::map<std::string, std::set<std::string>> owners_;      // resource -> members
+  std::map<std::string, std::set<std::string>> held_;        // member -> resources
   std::map<std::string, std::string> last_owner_;            // resource -> member
   Standing standing_;
   std::vector<Zombie> zombies_;

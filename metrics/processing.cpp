@@ -33,8 +33,15 @@ class Replay {
 
   ProcessingResult finish() {
     advance_clock(to_);
-    for (auto& [r, s] : state_)
-      if (!s.processed) close_down(r, s, to_);
+    EndState& end = result_.end_state;
+    end.settled_since = settled_since_;
+    end.coordinator_stable = coordinator_stable_;
+    end.unsettled.assign(unsettled_.begin(), unsettled_.end());
+    for (auto& [r, s] : state_) {
+      if (s.processed) continue;
+      close_down(r, s, to_);
+      end.unprocessed.push_back(r);
+    }
     return result_;
   }
 
@@ -99,7 +106,10 @@ class Replay {
       result_.recoveries.push_back(r);
       return;
     }
-    if (!open_.empty() && down_count_ == 0 && coordinator_stable_ && unsettled_.empty()) {
+    const bool settled = down_count_ == 0 && coordinator_stable_ && unsettled_.empty();
+    if (!settled) settled_since_.reset();
+    else if (!settled_since_) settled_since_ = ev.at;
+    if (!open_.empty() && settled) {
       for (auto i : open_) result_.recoveries[i].stable = ev.at;
       open_.clear();
     }
@@ -173,6 +183,7 @@ class Replay {
   bool coordinator_stable_ = false;
   std::set<std::string> unsettled_;  // members joining or rejoining
   std::vector<std::size_t> open_;    // recoveries waiting for the group to settle
+  std::optional<Time> settled_since_;
   ProcessingResult result_;
 };
 

@@ -26,6 +26,15 @@ struct Recovery {
   int rebalances = 0;          // generations completed until then
 };
 
+// Where the group stands when the replay ends: settled means every resource
+// processed, the coordinator Stable and no live member joining or rejoining.
+struct EndState {
+  std::optional<Time> settled_since;      // start of the settled stretch that lasts to the end; unset: not settled
+  bool coordinator_stable = false;
+  std::vector<std::string> unprocessed;   // resources not processed at the end
+  std::vector<std::string> unsettled;     // live members joining or rejoining at the end
+};
+
 struct ProcessingResult {
   std::map<std::string, Duration> downtime;  // per resource, inside the window
   // The intervals in which each resource was not processed, inside the window.
@@ -35,6 +44,7 @@ struct ProcessingResult {
   // resource is processed, the coordinator is Stable and every live member
   // holds its assignment (none is joining or rejoining).
   std::vector<Recovery> recoveries;
+  EndState end_state;
 };
 
 // Resources that a `resources-added` event creates during the run (a topic's

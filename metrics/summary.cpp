@@ -1,6 +1,7 @@
 #include "metrics/summary.hpp"
 
 #include "metrics/ownership.hpp"
+#include "scenarios/config_keys.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -61,16 +62,14 @@ class StableWatch {
 }  // namespace
 
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
-                  std::optional<Duration> from, std::optional<LoadRates> load) {
+                  std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules) {
   Summary s;
   s.end = end;
   if (from) s.window_start = time_at(*from);
   Ownership ownership;
-  auto violate = [&](Time at, std::string what, std::vector<std::string> members) {
-    if (!s.violation) s.violation = Violation{at, std::move(what), std::move(members)};
-  };
+  InvariantChecker invariants(rules);
   ownership.on_double_ownership([&](Time at, const std::string& r, const std::string& holder, const std::string& newcomer) {
-    violate(at, fmt::format("resource {} owned by two members", r), {holder, newcomer});
+    invariants.double_ownership(at, r, holder, newcomer);
   });
   // The window is (start, end]: what happens at the start instant is what
   // established it.
@@ -84,27 +83,25 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   for (const auto& r : resources)
     if (later.count(r) == 0) initial.push_back(r);
   StableWatch watch(initial);
-  int last_generation = 0;
   for (const auto& ev : trace) {
     const bool counted = in_window(ev.at);
     ownership.apply(ev);
+    invariants.apply(ev, ownership);
     if (!from && !s.window_start) {
       watch.apply(ev, ownership);
       s.window_start = watch.first();
     }
-    if (ev.actor == "coordinator" && ev.kind == "generation") {
-      const int g = static_cast<int>(ev.integer("generation").value_or(0));
-      if (g <= last_generation)
-        violate(ev.at, fmt::format("generation went from {} to {}", last_generation, g), {"coordinator"});
-      last_generation = g;
-      s.final_generation = g;
-    }
+    if (ev.actor == "coordinator" && ev.kind == "generation") s.final_generation = static_cast<int>(ev.integer("generation").value_or(0));
     if (ev.actor == "coordinator" && ev.kind == "stable" && counted) ++s.rebalances;
     if ((ev.kind == "joined" || ev.kind == "assigned") && counted) s.protocol_bytes += ev.integer("bytes").value_or(0);
     if (ev.kind == "revoking" && counted)
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
   }
   s.zombies = ownership.zombies();
+  invariants.finish(s.zombies, end);
+  s.findings = invariants.findings();
+  if (!s.findings.empty()) s.violation = s.findings.front();
+  s.generations_reissued = invariants.generations_reissued();
   if (s.window_start) {
     auto processing = measure_processing(trace, resources, *s.window_start, end);
     s.downtime = downtime_stats(processing.downtime);
@@ -129,10 +126,31 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   return s;
 }
 
+InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& protocol) {
+  using scenario::config_millis;
+  InvariantRules rules;
+  rules.eager = protocol == "eager";
+  for (const auto& m : s.members)
+    if (m.instance_id) rules.static_members.insert(m.id);
+  for (const auto& ev : s.events)
+    if (const auto* j = std::get_if<scenario::Join>(&ev.action); j && j->member.instance_id)
+      rules.static_members.insert(j->member.id);
+  // A removed member notices at its next heartbeat, or when a request it has
+  // in flight times out (a classic JoinGroup's: the rebalance timeout + 5 s);
+  // a few heartbeats more for messages lost on the way.
+  const Duration heartbeat =
+      std::max(config_millis(s, "heartbeat.interval.ms"), config_millis(s, "group.consumer.heartbeat.interval.ms"));
+  const Duration join_timeout = std::max(config_millis(s, "max.poll.interval.ms"), config_millis(s, "rebalance.timeout.ms")) +
+                                std::chrono::seconds(5);
+  rules.zombie_grace = std::max(config_millis(s, "request.timeout.ms"), join_timeout) + 5 * heartbeat +
+                       config_millis(s, "retry.backoff.max.ms") + std::chrono::seconds(1);
+  return rules;
+}
+
 Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run) {
   std::optional<LoadRates> load;
   if (s.load) load = LoadRates{s.load->produce_rate, s.load->process_rate};
-  return summarize(run.trace.events(), run.resources, run.end, s.metrics_from, load);
+  return summarize(run.trace.events(), run.resources, run.end, s.metrics_from, load, invariant_rules(s, run.protocol));
 }
 
 }  // namespace rsim::metrics

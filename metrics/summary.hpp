@@ -2,6 +2,7 @@
 // trace; they never reach into actors). Definitions: DESIGN.md, "metrics/".
 #pragma once
 
+#include "metrics/invariants.hpp"
 #include "metrics/lag.hpp"
 #include "metrics/ownership.hpp"
 #include "metrics/processing.hpp"
@@ -16,11 +17,7 @@
 
 namespace rsim::metrics {
 
-struct Violation {
-  Time at;
-  std::string what;
-  std::vector<std::string> members;
-};
+using Violation = Finding;
 
 struct Summary {
   // Start of the measurement window: `metrics.from`, or the first moment the
@@ -44,6 +41,10 @@ struct Summary {
   std::optional<LagResult> lag;  // only with the scenario's load:
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant
+  std::vector<Finding> findings;       // every broken safety invariant, in time order
+  int generations_reissued = 0;        // generations formed again after a failover (Kafka's behaviour)
+  // Overlaps Kafka has too, reported apart from violations (see invariants.hpp).
+  std::vector<Finding> kafka_overlaps;
   // Resources still held by a member the coordinator had removed when they
   // were given to another (classic protocol, frozen or cut-off members).
   std::vector<Zombie> zombies;
@@ -58,7 +59,12 @@ struct LoadRates {
 // `resources` lists every resource in declaration order (it orders the final
 // assignment); `from` is the scenario's metrics.from; `load` enables lag.
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
-                  std::optional<Duration> from, std::optional<LoadRates> load = std::nullopt);
+                  std::optional<Duration> from, std::optional<LoadRates> load = std::nullopt,
+                  const InvariantRules& rules = {});
+
+// The invariants a scenario's run is held to: its protocol's rules, its
+// static members, and how long a zombie may last, from its timeouts.
+InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& protocol);
 
 // The summary of a scenario's run, with its window and load.
 Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run);

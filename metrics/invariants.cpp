@@ -1,0 +1,146 @@
+#include "metrics/invariants.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace rsim::metrics {
+
+namespace {
+Time after(Time at, std::optional<std::int64_t> us) { return at + Duration{us.value_or(0)}; }
+}  // namespace
+
+void InvariantChecker::add(Finding f) { findings_.push_back(std::move(f)); }
+
+void InvariantChecker::double_ownership(Time at, const std::string& resource, const std::string& holder,
+                                        const std::string& newcomer) {
+  add({"double-ownership", at, fmt::format("resource {} owned by two members", resource), {holder, newcomer}});
+}
+
+void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
+  if (ev.actor == "coordinator") {
+    check_generation(ev);
+    if (ev.kind == "member-removed") {
+      const std::string* member = ev.text("member");
+      const std::string* reason = ev.text("reason");
+      if (member && reason && *reason == "left the group" && rules_.static_members.count(*member) != 0)
+        add({"static-leave", ev.at, fmt::format("static member {} sent LeaveGroup (KIP-345: static members never do)", *member),
+             {*member}});
+    }
+    return;
+  }
+  if (ev.kind == "join" && rules_.eager && !ownership.held_by(ev.actor).empty())
+    add({"eager-join", ev.at,
+         fmt::format("eager member {} sent JoinGroup still owning {}", ev.actor, fmt::join(ownership.held_by(ev.actor), ",")),
+         {ev.actor}});
+  check_member_epoch(ev);
+  track_impairment(ev);
+}
+
+// Classic generations and KIP-848 epochs: a generation formed must be newer
+// than the last one formed or loaded, and completed ones only grow. A new
+// coordinator loads the last *persisted* generation: one formed but not yet
+// synced is formed again (Kafka: nothing is written at completeClassicGroupJoin).
+void InvariantChecker::check_generation(const TraceEvent& ev) {
+  const auto g = static_cast<int>(ev.integer("generation").value_or(ev.integer("epoch").value_or(0)));
+  if (ev.kind == "generation") {
+    if (g <= last_formed_)
+      add({"generation", ev.at, fmt::format("generation went from {} to {}", last_formed_, g), {"coordinator"}});
+    last_formed_ = std::max(last_formed_, g);
+  } else if (ev.kind == "loaded") {
+    if (g < last_stable_)
+      add({"generation", ev.at, fmt::format("a new coordinator loaded generation {} after generation {} completed", g, last_stable_),
+           {"coordinator"}});
+    if (g < last_formed_) ++reissued_;
+    last_formed_ = g;
+  } else if (ev.kind == "stable") {
+    if (g < last_stable_)
+      add({"generation", ev.at, fmt::format("completed generation went from {} to {}", last_stable_, g), {"coordinator"}});
+    last_stable_ = std::max(last_stable_, g);
+  } else if (ev.kind == "converted") {
+    if (ev.integer("new-group").value_or(0) != 0) {  // an empty group replaced: epochs start again
+      last_formed_ = last_stable_ = 0;
+      member_epoch_.clear();
+    } else {
+      last_formed_ = std::max(last_formed_, g);
+    }
+  }
+}
+
+// Within one process, a member is only ever given newer generations.
+void InvariantChecker::check_member_epoch(const TraceEvent& ev) {
+  if (ev.kind == "start") {
+    member_epoch_.erase(ev.actor);
+    return;
+  }
+  if (ev.kind != "assigned") return;
+  const auto g = ev.integer("generation");
+  if (!g) return;
+  auto [it, fresh] = member_epoch_.emplace(ev.actor, static_cast<int>(*g));
+  if (fresh) return;
+  if (*g < it->second)
+    add({"member-epoch", ev.at, fmt::format("member {} assigned at epoch {} after epoch {}", ev.actor, *g, it->second), {ev.actor}});
+  it->second = std::max(it->second, static_cast<int>(*g));
+}
+
+// What keeps a member from noticing it was removed: a freeze, a cut, a slow
+// poll loop (its callbacks wait for the batch), a revocation in progress.
+void InvariantChecker::track_impairment(const TraceEvent& ev) {
+  const std::string& m = ev.actor;
+  if (ev.kind == "pause") open(m, "frozen", ev.at);
+  else if (ev.kind == "resume") close(m, "frozen", ev.at);
+  else if (ev.kind == "isolated") open(m, "cut", ev.at, after(ev.at, ev.integer("for_us")));
+  else if (ev.kind == "slow") open(m, "slow", ev.at, after(after(ev.at, ev.integer("for_us")), ev.integer("batch_us")));
+  else if (ev.kind == "revoking") open(m, "revoking", ev.at);
+  else if (ev.kind == "revoked" || ev.kind == "lost") close(m, "revoking", ev.at);
+  else if (ev.kind == "crash" || ev.kind == "stopped") {
+    close(m, "revoking", ev.at);
+    close(m, "frozen", ev.at);
+  }
+}
+
+void InvariantChecker::open(const std::string& member, const std::string& what, Time from, std::optional<Time> to) {
+  impaired_[member][what].push_back(Impairment{from, to});
+}
+
+void InvariantChecker::close(const std::string& member, const std::string& what, Time at) {
+  auto m = impaired_.find(member);
+  if (m == impaired_.end()) return;
+  auto k = m->second.find(what);
+  if (k == m->second.end()) return;
+  for (auto& i : k->second)
+    if (!i.to) i.to = at;
+}
+
+// The latest end of what impaired `member` and had begun by `since`.
+Time InvariantChecker::able_to_notice(const std::string& member, Time since) const {
+  Time t = since;
+  auto m = impaired_.find(member);
+  if (m == impaired_.end()) return t;
+  for (const auto& [what, intervals] : m->second)
+    for (const auto& i : intervals) {
+      if (i.from > since) continue;
+      if (!i.to) return Time::max();
+      t = std::max(t, *i.to);
+    }
+  return t;
+}
+
+void InvariantChecker::finish(const std::vector<Zombie>& zombies, Time end) {
+  if (rules_.zombie_grace) {
+    for (const auto& z : zombies) {
+      const Time notice = able_to_notice(z.holder, z.from);
+      if (notice == Time::max()) continue;  // still impaired when the run ended
+      const Time deadline = notice + *rules_.zombie_grace;
+      if (z.to.value_or(end) <= deadline || end <= deadline) continue;
+      add({"zombie", deadline,
+           fmt::format("removed member {} still held {} {} after it could notice (since {}, {} given to {})", z.holder,
+                       z.resource, format_duration(*rules_.zombie_grace), format_time(z.from), z.resource, z.newcomer),
+           {z.holder, z.newcomer}});
+    }
+  }
+  std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) { return a.at < b.at; });
+}
+
+}  // namespace rsim::metrics

@@ -1,0 +1,76 @@
+// The safety invariants of a run, checked from the trace alone (checkers read
+// what the system did; they never reach into actors):
+// - no resource is owned by two members in good standing at the same time;
+// - a removed member still holding a resource (a zombie, which the classic
+//   protocol cannot prevent) lets go within a bound of being able to notice:
+//   the end of its freeze, cut, batch or revocation, plus `zombie_grace`;
+// - generations and group epochs only grow (a generation formed again after
+//   a failover reloaded the one before it is Kafka's behaviour, counted apart);
+//   a member's epochs only grow within one process;
+// - the protocols' own rules: an eager member owns nothing when it sends
+//   JoinGroup; a static member never sends LeaveGroup (KIP-345).
+#pragma once
+
+#include "metrics/ownership.hpp"
+#include "sim/trace.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rsim::metrics {
+
+struct InvariantRules {
+  bool eager = false;                    // members revoke everything before JoinGroup
+  std::set<std::string> static_members;  // members with a group.instance.id
+  std::optional<Duration> zombie_grace;  // unset: zombies are not bounded
+};
+
+struct Finding {
+  std::string invariant;  // "double-ownership", "zombie", "generation", "member-epoch", "eager-join", "static-leave"
+  Time at;
+  std::string what;
+  std::vector<std::string> members;
+};
+
+class InvariantChecker {
+ public:
+  explicit InvariantChecker(InvariantRules rules) : rules_(std::move(rules)) {}
+
+  // Feed every event, after `ownership` has applied it.
+  void apply(const TraceEvent& ev, const Ownership& ownership);
+  // Called from Ownership's double-ownership callback.
+  void double_ownership(Time at, const std::string& resource, const std::string& holder, const std::string& newcomer);
+  // Zombie bounds need the whole run: call once at the end.
+  void finish(const std::vector<Zombie>& zombies, Time end);
+
+  // In time order.
+  const std::vector<Finding>& findings() const { return findings_; }
+  int generations_reissued() const { return reissued_; }
+
+ private:
+  struct Impairment {
+    Time from;
+    std::optional<Time> to;  // unset: still going on
+  };
+  void add(Finding f);
+  void check_generation(const TraceEvent& ev);
+  void check_member_epoch(const TraceEvent& ev);
+  void track_impairment(const TraceEvent& ev);
+  void open(const std::string& member, const std::string& what, Time from, std::optional<Time> to = std::nullopt);
+  void close(const std::string& member, const std::string& what, Time at);
+  Time able_to_notice(const std::string& member, Time since) const;
+
+  InvariantRules rules_;
+  std::vector<Finding> findings_;
+  int last_formed_ = 0;  // the last generation formed or loaded
+  int last_stable_ = 0;  // the last generation that completed (assignments handed out)
+  int reissued_ = 0;
+  std::map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process
+  // member -> (impairment kind -> intervals): frozen, cut off, slow, revoking.
+  std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
+};
+
+}  // namespace rsim::metrics

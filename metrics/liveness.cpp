@@ -1,0 +1,132 @@
+#include "metrics/liveness.hpp"
+
+#include "metrics/processing.hpp"
+#include "scenarios/config_keys.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace rsim::metrics {
+
+using namespace std::chrono_literals;
+using scenario::config_integer;
+using scenario::config_millis;
+
+namespace {
+
+// The last moment an event's own effect lasts to.
+Duration effect_end(const scenario::Event& ev) {
+  return std::visit(
+      [&](const auto& a) -> Duration {
+        using A = std::decay_t<decltype(a)>;
+        namespace sc = scenario;
+        if constexpr (std::is_same_v<A, sc::Bounce> || std::is_same_v<A, sc::Restart> ||
+                      std::is_same_v<A, sc::CoordinatorFailover> || std::is_same_v<A, sc::Upgrade>) {
+          return ev.at + a.down;
+        } else if constexpr (std::is_same_v<A, sc::Pause> || std::is_same_v<A, sc::Isolate>) {
+          return ev.at + a.length;
+        } else if constexpr (std::is_same_v<A, sc::Slow>) {
+          return ev.at + a.length + a.batch;
+        } else if constexpr (std::is_same_v<A, sc::RollingBounce> || std::is_same_v<A, sc::RollingRestart> ||
+                             std::is_same_v<A, sc::RollingUpgrade>) {
+          const auto steps = static_cast<std::int64_t>(a.members.ids.empty() ? 0 : a.members.ids.size() - 1);
+          return ev.at + a.interval * steps + a.down;
+        } else {
+          return ev.at;
+        }
+      },
+      ev.action);
+}
+
+int resource_count(const scenario::Scenario& s) {
+  std::map<std::string, int> partitions;
+  for (const auto& t : s.topics) partitions[t.name] = t.partitions;
+  for (const auto& ev : s.events)
+    if (const auto* ap = std::get_if<scenario::AddPartitions>(&ev.action))
+      partitions[ap->topic] = std::max(partitions[ap->topic], ap->count);
+  int n = 0;
+  for (const auto& [t, p] : partitions) n += p;
+  for (const auto& c : s.connectors) n += c.tasks + 1;
+  return n;
+}
+
+Duration slowest(const scenario::Scenario& s, Duration base, bool revoke) {
+  Duration d = base;
+  for (const auto& c : s.connectors) d = std::max(d, (revoke ? c.revoke_cost : c.assign_cost).value_or(Duration{0}));
+  return d;
+}
+
+}  // namespace
+
+std::optional<Time> quiet_start(const scenario::Scenario& s) {
+  if (s.drop > 0 && !s.drop_until) return std::nullopt;
+  Duration t = s.drop > 0 ? *s.drop_until : Duration{0};
+  for (const auto& m : s.members) t = std::max(t, m.start);
+  for (const auto& ev : s.events) t = std::max(t, effect_end(ev));
+  return time_at(t);
+}
+
+Duration settle_bound(const scenario::Scenario& s, const std::string& protocol) {
+  const bool connect_workers = !s.connectors.empty();
+  const Duration session = std::max(config_millis(s, "session.timeout.ms"), config_millis(s, "group.consumer.session.timeout.ms"));
+  const Duration heartbeat =
+      std::max(config_millis(s, "heartbeat.interval.ms"), config_millis(s, "group.consumer.heartbeat.interval.ms"));
+  const Duration rebalance = config_millis(s, connect_workers ? "rebalance.timeout.ms" : "max.poll.interval.ms");
+  // One round: a member noticed gone at its session timeout, a join phase
+  // held to the rebalance timeout, a lost request found at its timeout.
+  const Duration round = session + rebalance + 5s + config_millis(s, "request.timeout.ms") +
+                         config_millis(s, "group.initial.rebalance.delay.ms") + config_millis(s, "retry.backoff.max.ms") +
+                         2 * heartbeat;
+  Duration bound = 3 * round + config_millis(s, "metadata.max.age.ms");
+  if (protocol == "deferred" || protocol == "incremental" || protocol == "connect")
+    bound += 2 * config_millis(s, "scheduled.rebalance.max.delay.ms");
+  const int resources = resource_count(s);
+  if (protocol == "incremental") {
+    const auto moves = std::max<std::int64_t>(1, config_integer(s, "incremental.max.moves.per.round"));
+    bound += config_millis(s, "incremental.round.interval.ms") * ((resources + moves - 1) / moves + 1);
+  }
+  bound += 2 * resources * (slowest(s, s.costs.revoke, true) + slowest(s, s.costs.assign, false));
+  return bound;
+}
+
+LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunResult& run) {
+  LivenessResult out;
+  out.quiet_from = quiet_start(s);
+  out.bound = settle_bound(s, run.protocol);
+  if (!out.quiet_from) {
+    out.skipped = "the network drops messages to the end of the run (set network.drop-until)";
+    return out;
+  }
+  const Time deadline = *out.quiet_from + out.bound;
+  if (run.end < deadline) {
+    out.skipped = fmt::format("the run ends at {}, before the faults' end ({}) plus the bound ({})", format_time(run.end),
+                              format_time(*out.quiet_from), format_duration(out.bound));
+    return out;
+  }
+  const auto processing = measure_processing(run.trace.events(), run.resources, kTimeZero, run.end);
+  const EndState& end = processing.end_state;
+  out.settled_at = end.settled_since;
+  if (end.settled_since && *end.settled_since <= deadline) return out;
+  std::string what;
+  if (end.settled_since) {
+    what = fmt::format("settled only at {}, {} after the faults ended at {} (bound {})", format_time(*end.settled_since),
+                       format_duration(*end.settled_since - *out.quiet_from), format_time(*out.quiet_from),
+                       format_duration(out.bound));
+  } else {
+    const std::size_t shown = std::min<std::size_t>(end.unprocessed.size(), 8);
+    std::string detail = fmt::format("{} resource(s) not processed", end.unprocessed.size());
+    if (shown > 0)
+      detail += fmt::format(" ({}{})", fmt::join(end.unprocessed.begin(), end.unprocessed.begin() + shown, ","),
+                            shown < end.unprocessed.size() ? ",..." : "");
+    detail += end.coordinator_stable ? ", coordinator Stable" : ", coordinator not Stable";
+    if (!end.unsettled.empty()) detail += fmt::format(", joining: {}", fmt::join(end.unsettled, ","));
+    what = fmt::format("never settled after the faults ended at {}: at the end {}", format_time(*out.quiet_from), detail);
+  }
+  out.finding = Finding{"liveness", deadline, what, end.unsettled};
+  return out;
+}
+
+}  // namespace rsim::metrics
