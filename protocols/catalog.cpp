@@ -11,6 +11,8 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off"},
       {"consumer", Family::Consumer, "uniform", true, "KIP-848 broker-side consumer protocol: heartbeats, epochs, per-member reconciliation"},
       {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
+      {"cooperative-planted-bug", Family::Classic, "cooperative-sticky", true,
+       "test only: cooperative with a planted bug (a moving partition goes to its new owner while the old one revokes it)", true},
   };
   return kProtocols;
 }
@@ -43,7 +45,8 @@ const AssignorInfo* find_assignor(Family family, std::string_view name) {
 
 std::vector<std::string_view> protocol_names() {
   std::vector<std::string_view> names;
-  for (const auto& p : all_protocols()) names.push_back(p.name);
+  for (const auto& p : all_protocols())
+    if (!p.test_only) names.push_back(p.name);
   return names;
 }
 

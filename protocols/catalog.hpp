@@ -17,6 +17,7 @@ struct ProtocolInfo {
   std::string_view default_assignor;
   bool runnable;  // false: named by the contract, not simulated by this build yet
   std::string_view summary;
+  bool test_only = false;  // a deliberately broken variant the checkers must catch; not listed
 };
 
 struct AssignorInfo {

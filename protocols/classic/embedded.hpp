@@ -97,6 +97,18 @@ class CooperativeProtocol : public EmbeddedProtocol {
                                   const MemberAssignment& assignment) const override;
 };
 
+// A deliberately broken cooperative leader, for testing the checkers (the
+// swarm must find it): a partition that moves goes to its new owner in the
+// same round its old owner is told to revoke it, instead of in the follow-up
+// rebalance. Test-only: `list` hides it.
+class PlantedBugCooperativeProtocol final : public CooperativeProtocol {
+ public:
+  std::string_view name() const override { return "cooperative-planted-bug"; }
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members,
+                                                               LeaderMemory& memory, Time now) const override;
+};
+
 // Seed 1, "Deferred Resolution of Imbalance": cooperative, and the leader
 // holds a departed member's partitions for scheduled.rebalance.max.delay.ms,
 // telling members when to rejoin (ScheduledRebalanceTimeout). A member that

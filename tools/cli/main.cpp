@@ -9,6 +9,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/snapshot.hpp"
 #include "scenarios/values.hpp"
+#include "tools/swarm/campaign.hpp"
 #include "tools/vectors/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
@@ -21,8 +22,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -74,7 +78,8 @@ int cmd_validate(const std::vector<std::string>& files) {
 int cmd_list() {
   std::cout << "protocols (* = simulated by this version)\n";
   for (const auto& p : protocols::all_protocols())
-    std::cout << fmt::format("  {} {:<12} default assignor {:<19} {}\n", p.runnable ? '*' : ' ', p.name, p.default_assignor, p.summary);
+    if (!p.test_only)
+      std::cout << fmt::format("  {} {:<12} default assignor {:<19} {}\n", p.runnable ? '*' : ' ', p.name, p.default_assignor, p.summary);
   std::cout << "assignors (* = implemented by this version)\n";
   for (const auto& a : protocols::all_assignors())
     std::cout << fmt::format("  {} {:<19} {:<9} {}\n", a.runnable ? '*' : ' ', a.name, protocols::family_name(a.family), a.summary);
@@ -187,7 +192,7 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<std::string> protocols = a.protocols;
   if (protocols.empty())
     for (const auto& p : protocols::all_protocols())
-      if (p.runnable) protocols.emplace_back(p.name);
+      if (p.runnable && !p.test_only) protocols.emplace_back(p.name);
   std::vector<std::pair<std::string, std::string>> variants;
   for (const auto& p : protocols) {
     const auto* info = protocols::find_protocol(p);
@@ -370,6 +375,69 @@ int cmd_vectors(const std::vector<std::string>& files, bool verbose) {
   return fail > 0 ? kFailed : kOk;
 }
 
+struct SwarmArgs {
+  std::string file;
+  bool random = false;
+  std::vector<std::string> protocols;
+  std::string seeds;
+  unsigned jobs = 0;
+  std::string out_dir = "swarm-findings";
+  bool no_shrink = false;
+  int shrink_budget = 400;
+  int wall_limit_s = 120;
+};
+
+// "N" (N seeds from the first) or "A..B" (inclusive).
+std::pair<std::uint64_t, std::uint64_t> parse_seeds(const std::string& text, std::uint64_t first) {
+  if (text.empty()) return {first, 1};
+  const auto dots = text.find("..");
+  auto number = [&](const std::string& t) {
+    const auto v = scenario::parse_integer(t);
+    if (!v || *v < 0) throw UsageError(fmt::format("--seeds: expected N or A..B with non-negative integers, got '{}'", text));
+    return static_cast<std::uint64_t>(*v);
+  };
+  if (dots == std::string::npos) {
+    const auto n = number(text);
+    if (n == 0) throw UsageError("--seeds: at least one seed");
+    return {first, n};
+  }
+  const auto a = number(text.substr(0, dots)), b = number(text.substr(dots + 2));
+  if (b < a) throw UsageError(fmt::format("--seeds: {} is below {}", b, a));
+  return {a, b - a + 1};
+}
+
+int cmd_swarm(const SwarmArgs& a) {
+  if (a.random == !a.file.empty()) throw UsageError("swarm: give a scenario FILE or --random (not both)");
+  swarm::CampaignOptions o;
+  if (!a.file.empty()) o.file = a.file;
+  o.protocols = a.protocols;
+  for (const auto& p : o.protocols) {
+    const auto* info = protocols::find_protocol(p);
+    if (info == nullptr)
+      throw UsageError(fmt::format("--protocols: unknown protocol '{}'{}", p, scenario::did_you_mean(p, protocols::protocol_names())));
+    if (!info->runnable) throw UsageError(fmt::format("--protocols: '{}' is not simulated by this version", p));
+  }
+  std::uint64_t first = 1;
+  if (o.file) {
+    const auto s = scenario::load_file(*o.file);
+    first = s.seed;
+    if (o.protocols.empty()) o.protocols.push_back(s.protocol);
+  } else if (o.protocols.empty()) {
+    for (const auto& p : protocols::all_protocols())
+      if (p.runnable && !p.test_only) o.protocols.emplace_back(p.name);
+  }
+  std::tie(o.first_seed, o.seeds) = parse_seeds(a.seeds.empty() && !o.file ? "100" : a.seeds, first);
+  o.isolation.jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  o.isolation.wall_limit = std::chrono::seconds(a.wall_limit_s);
+  o.shrink = !a.no_shrink;
+  o.shrink_budget = a.shrink_budget;
+  o.out_dir = a.out_dir;
+  o.progress = ::isatty(STDERR_FILENO) != 0;
+  const auto result = swarm::run_campaign(o);
+  swarm::write_report(std::cout, o, result);
+  return result.failures.empty() ? kOk : kFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -465,6 +533,32 @@ int main(int argc, char** argv) {
                       "exit 1 if any case fails.\nExamples:\n  rebalance-sim vectors tests/vectors/*.yaml\n"
                       "  rebalance-sim vectors --verbose tests/vectors/RangeAssignorTest.client.yaml");
 
+  SwarmArgs swarm_args;
+  auto* swarm_cmd = app.add_subcommand("swarm", "Random fault schedules per protocol, checked for safety and liveness; failures shrunk");
+  swarm_cmd->add_option("FILE", swarm_args.file, "a scenario file to run under many seeds (instead of --random)");
+  swarm_cmd->add_flag("--random", swarm_args.random, "random scenarios: every event kind and network fault, then a quiet phase");
+  swarm_cmd->add_option("--protocols", swarm_args.protocols, "protocols to test (default: every one this version runs; FILE: its own)")
+      ->delimiter(',');
+  swarm_cmd->add_option("--seeds", swarm_args.seeds, "N seeds (from 1, or from the file's seed) or A..B (default: 100; FILE: 1)");
+  swarm_cmd->add_option("--jobs", swarm_args.jobs, "runs at once, each in its own process (default: every core)");
+  swarm_cmd->add_option("--out", swarm_args.out_dir, "where shrunk failing scenarios are written")->capture_default_str();
+  swarm_cmd->add_flag("--no-shrink", swarm_args.no_shrink, "report failing seeds without shrinking them");
+  swarm_cmd->add_option("--shrink-budget", swarm_args.shrink_budget, "candidate runs per shrink")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  swarm_cmd->add_option("--wall-limit", swarm_args.wall_limit_s, "seconds of real time before a run counts as hung")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  swarm_cmd->footer("Safety: no resource owned by two members in good standing; zombies end within a bound; generations\n"
+                    "and epochs only grow; an eager member owns nothing when it joins; static members never send LeaveGroup.\n"
+                    "Liveness: after the faults end, the group settles within a bound derived from its timeouts.\n"
+                    "The first failing seed of each protocol and kind is shrunk to a small scenario file (--out) with the\n"
+                    "command that reproduces it. Exit 1 if any run fails.\nExamples:\n"
+                    "  rebalance-sim swarm --random --protocols cooperative,consumer --seeds 500\n"
+                    "  rebalance-sim swarm --random --seeds 1000..1999 --jobs 8\n"
+                    "  rebalance-sim swarm scenarios/rolling-bounce.yaml --protocols eager,cooperative --seeds 50\n"
+                    "  rebalance-sim swarm swarm-findings/cooperative-liveness-seed17.yaml --protocols cooperative");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -484,6 +578,7 @@ int main(int argc, char** argv) {
     if (*compare) return cmd_compare(compare_args);
     if (*check) return cmd_check(check_args);
     if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
+    if (*swarm_cmd) return cmd_swarm(swarm_args);
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << '\n';
     return kBadInput;

@@ -1,0 +1,43 @@
+// One scenario run under one protocol, judged by the safety invariants
+// (metrics/invariants.hpp) and, once the faults are over, by liveness
+// (metrics/liveness.hpp). A verdict crosses a process boundary as one line
+// of JSON.
+#pragma once
+
+#include "scenarios/scenario.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace rsim::swarm {
+
+struct Verdict {
+  // "ok"; or what failed: an invariant (double-ownership, zombie,
+  // generation, member-epoch, eager-join, static-leave, liveness), or
+  // "no-progress" (the kernel's loop guard), "crash", "hang", "refused" (the
+  // runner or loader said no), "error" (any other exception).
+  std::string kind = "ok";
+  std::string message;
+  std::int64_t at_us = -1;        // when it failed, in simulated time (-1: not a timed finding)
+  // Figures for the campaign's report.
+  int zombies = 0;
+  std::int64_t longest_zombie_us = 0;
+  int generations_reissued = 0;   // Kafka's behaviour after a failover
+  int kafka_overlaps = 0;         // Kafka's own overlap at an online migration
+  std::int64_t settle_us = -1;    // faults' end to settled; -1: liveness not checked
+  std::string liveness_skipped;   // why not, if not
+  std::uint64_t events = 0;
+
+  bool failed() const { return kind != "ok"; }
+  std::string to_json() const;
+  static Verdict from_json(const std::string& line);
+};
+
+// Runs `s` under `protocol` (its default assignor unless the scenario names
+// one for that protocol) in this process.
+Verdict judge(const scenario::Scenario& s, const std::string& protocol);
+
+// Loads `yaml` and judges it; a file the loader refuses is "refused".
+Verdict judge_text(const std::string& yaml, const std::string& file, const std::string& protocol);
+
+}  // namespace rsim::swarm
