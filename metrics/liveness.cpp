@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 
 namespace rsim::metrics {
 
@@ -59,6 +61,47 @@ Duration slowest(const scenario::Scenario& s, Duration base, bool revoke) {
   return d;
 }
 
+// The topic (or connector) a resource belongs to: TOPIC-N, CONNECTOR, CONNECTOR/N.
+std::string topic_of(const scenario::Scenario& s, const std::string& resource) {
+  if (const auto slash = resource.rfind('/'); slash != std::string::npos) return resource.substr(0, slash);
+  for (const auto& c : s.connectors)
+    if (c.name == resource) return resource;
+  return resource.substr(0, resource.rfind('-'));
+}
+
+// The resources the group must process once the faults are over: those of
+// the topics its live members subscribe to (a topic whose last subscriber is
+// gone has nobody to process it, in Kafka too).
+std::vector<std::string> required_resources(const scenario::Scenario& s, const scenario::RunResult& run) {
+  namespace sc = scenario;
+  std::map<std::string, std::vector<std::string>> subscribed;
+  auto topics = [&](const std::vector<std::string>& subscribe) {
+    if (!subscribe.empty() || s.connectors.empty()) return subscribe;
+    std::vector<std::string> all;
+    for (const auto& c : s.connectors) all.push_back(c.name);
+    return all;
+  };
+  for (const auto& m : s.members) subscribed[m.id] = topics(m.subscribe);
+  for (const auto& ev : s.events) {
+    if (const auto* j = std::get_if<sc::Join>(&ev.action)) subscribed[j->member.id] = topics(j->member.subscribe);
+    if (const auto* so = std::get_if<sc::ScaleOut>(&ev.action))
+      for (const auto& id : so->ids) subscribed[id] = topics(so->subscribe);
+    if (const auto* sub = std::get_if<sc::Subscribe>(&ev.action)) subscribed[sub->member] = sub->topics;
+  }
+  std::set<std::string> alive;
+  for (const auto& ev : run.trace.events()) {
+    if (ev.kind == "start") alive.insert(ev.actor);
+    if (ev.kind == "crash" || ev.kind == "stopped") alive.erase(ev.actor);
+  }
+  std::set<std::string> needed;
+  for (const auto& m : alive)
+    if (auto it = subscribed.find(m); it != subscribed.end()) needed.insert(it->second.begin(), it->second.end());
+  std::vector<std::string> out;
+  for (const auto& r : run.resources)
+    if (needed.count(topic_of(s, r)) != 0) out.push_back(r);
+  return out;
+}
+
 }  // namespace
 
 std::optional<Time> quiet_start(const scenario::Scenario& s) {
@@ -106,7 +149,7 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
                               format_time(*out.quiet_from), format_duration(out.bound));
     return out;
   }
-  const auto processing = measure_processing(run.trace.events(), run.resources, kTimeZero, run.end);
+  const auto processing = measure_processing(run.trace.events(), required_resources(s, run), kTimeZero, run.end);
   const EndState& end = processing.end_state;
   out.settled_at = end.settled_since;
   if (end.settled_since && *end.settled_since <= deadline) return out;

@@ -16,7 +16,7 @@ namespace {
 class Replay {
  public:
   Replay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from, Time to)
-      : from_(from), to_(to) {
+      : from_(from), to_(to), measured_(resources.begin(), resources.end()) {
     for (const auto& r : resources) {
       if (created_later.count(r) != 0) continue;  // exists from its resources-added event
       state_[r] = State{};
@@ -50,6 +50,7 @@ class Replay {
     const auto* rs = ev.list("resources");
     if (ev.kind == "resources-added" && rs != nullptr) {
       for (const auto& r : *rs) {
+        if (measured_.count(r) == 0) continue;
         State& s = state_[r];
         s.since = last_;
         result_.downtime[r] = Duration{0};
@@ -174,6 +175,7 @@ class Replay {
   }
 
   Time from_, to_;
+  std::set<std::string> measured_;  // the resources asked about; others are ignored
   Time last_ = kTimeZero;
   std::map<std::string, State> state_;
   std::size_t down_count_ = 0;

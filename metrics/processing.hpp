@@ -52,8 +52,9 @@ struct ProcessingResult {
 std::set<std::string> created_later(const std::vector<TraceEvent>& trace);
 
 // Replays `trace` and measures inside [from, to]. `resources` is every
-// resource; one that is never processed is down for the whole window (or
-// from its creation, for resources added during the run).
+// resource measured (others in the trace are ignored); one that is never
+// processed is down for the whole window (or from its creation, for
+// resources added during the run).
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
                                     Time from, Time to);
 

@@ -2,12 +2,12 @@
 
 namespace rsim::protocols {
 
-MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name)
+MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node)
     : kernel_(kernel),
       network_(network),
       trace_(trace),
       name_(std::move(name)),
-      node_(network_.add_node(name_)),
+      node_(node ? *node : network_.add_node(name_)),
       pause_timer_(kernel),
       locate_timer_(kernel),
       poll_timer_(kernel),

@@ -10,6 +10,7 @@
 #include "sim/trace.hpp"
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ class MemberProcess {
   void pause(Duration length) { freeze(length); }
 
  protected:
-  MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name);
+  // `node`: the network node to use (the processes one member is over time,
+  // such as before and after an upgrade, share one); a new one if unset.
+  MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node);
   virtual ~MemberProcess() = default;
 
   void emit(std::string kind, std::vector<TraceField> fields = {});

@@ -4,6 +4,7 @@
 #include "protocols/classic/coordinator.hpp"
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/member.hpp"
+#include "protocols/group_host.hpp"
 #include "protocols/assignors/server.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/resources.hpp"
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <utility>
 
 namespace rsim::scenario {
 
@@ -134,6 +136,94 @@ class ProcessOf final : public Process {
   Member m;
 };
 
+// One member of the scenario over the run: the process it is now, the one it
+// restarts as after an upgrade, and where it is in its lifecycle. A process
+// is down between a bounce (or restart, or upgrade) and its return; what the
+// scenario does to the member meanwhile applies to that: a crash or leave
+// cancels the return, another bounce or restart moves it, an upgrade changes
+// what comes back.
+class MemberSlot {
+ public:
+  MemberSlot(Kernel& kernel, Process& speaks, Process* upgraded)
+      : current_(&speaks), upgraded_(upgraded), comeback_(kernel) {}
+
+  Process& current() { return *current_; }
+  // The process was started in the group (a group that starts stable).
+  void started() { state_ = State::Running; }
+
+  void start() {
+    comeback_.cancel();
+    after_stop_.reset();
+    if (current_->running()) return;
+    state_ = State::Running;
+    current_->start();
+  }
+  void crash() {
+    comeback_.cancel();
+    after_stop_.reset();
+    current_->crash();
+    state_ = State::Down;
+  }
+  void leave() {
+    after_stop_.reset();
+    if (state_ == State::Running) {
+      stop();
+      return;
+    }
+    if (state_ == State::Returning) comeback_.cancel();
+    if (state_ != State::Stopping) state_ = State::Down;
+  }
+  void bounce(Duration down) {
+    current_->crash();
+    return_after(down);
+  }
+  void restart(Duration down) { restart_as(current_, down); }
+  void upgrade(Duration down) { restart_as(upgraded_, down); }
+  // Every process of the member subscribes, so the next one starts with it.
+  void subscribe(const std::vector<std::string>& topics) {
+    if (upgraded_ != nullptr && upgraded_ != current_) upgraded_->subscribe(topics);
+    current_->subscribe(topics);
+  }
+
+ private:
+  enum class State { Down, Running, Stopping, Returning };
+
+  void stop() {
+    state_ = State::Stopping;
+    current_->leave([this] {
+      if (after_stop_) return_after(*after_stop_);
+      else state_ = State::Down;
+      after_stop_.reset();
+    });
+  }
+  void restart_as(Process* next, Duration down) {
+    next_ = next;
+    if (state_ == State::Running) {
+      after_stop_ = down;
+      stop();
+    } else if (state_ == State::Stopping) {
+      after_stop_ = down;
+    } else {
+      return_after(down);
+    }
+  }
+  void return_after(Duration down) {
+    state_ = State::Returning;
+    comeback_.arm_in(down, [this] {
+      if (next_ != nullptr) current_ = std::exchange(next_, nullptr);
+      state_ = State::Running;
+      if (!current_->running()) current_->start();
+    });
+  }
+
+  Process* current_;
+  Process* upgraded_;          // what an upgrade restarts it as (KIP-848 consumer)
+  Process* next_ = nullptr;    // what the pending return starts
+  State state_ = State::Down;
+  std::optional<Duration> after_stop_;  // a restart waiting for the leave to finish
+  Timer comeback_;
+};
+
 class GroupRun {
  public:
   GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed)
@@ -141,38 +231,18 @@ class GroupRun {
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
         consumer_(protocol == "consumer"),
         assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
+        server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
+        host_(kernel_, trace_, network_, metadata_, consumer_ ? *assignor_ : *server_assignor_, host_config(s)),
         protocol_name_(std::move(protocol)) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
     if (s.drop_until) network_.set_drop_until(time_at(*s.drop_until));
-    if (consumer_) {
-      consumer_coordinator_ = make_consumer_coordinator();
-      consumer_directory_.coordinator = consumer_coordinator_.get();
-    } else {
-      coordinator_ = make_coordinator();
-      directory_.coordinator = coordinator_.get();
-    }
-    directory_.node = consumer_directory_.node = network_.add_node("coordinator");
-    directory_.bootstrap = consumer_directory_.bootstrap = network_.add_node("bootstrap");
     for (const auto& t : s.topics) metadata_[t.name] = t.partitions;
     for (const auto& c : s.connectors) metadata_[protocols::Topic::connector(c.name).name()] = c.tasks + 1;
-    if (protocol_name_ == "cooperative") {
-      embedded_ = std::make_unique<cl::CooperativeProtocol>();
-    } else if (protocol_name_ == "cooperative-planted-bug") {
-      embedded_ = std::make_unique<cl::PlantedBugCooperativeProtocol>();
-    } else if (protocol_name_ == "deferred") {
-      embedded_ = std::make_unique<cl::DeferredProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
-    } else if (protocol_name_ == "connect") {
-      embedded_ = std::make_unique<cl::ConnectProtocol>(config_millis(s, "scheduled.rebalance.max.delay.ms"));
-    } else if (protocol_name_ == "incremental") {
-      embedded_ = std::make_unique<cl::IncrementalProtocol>(
-          config_millis(s, "scheduled.rebalance.max.delay.ms"),
-          static_cast<int>(config_integer(s, "incremental.max.moves.per.round")),
-          config_millis(s, "incremental.round.interval.ms"));
-    } else {
-      embedded_ = std::make_unique<cl::EagerProtocol>();
-    }
+    embedded_ = make_embedded();
     upgraded_ = upgraded_members(s);
-    if (!upgraded_.empty()) server_assignor_ = protocols::make_consumer_assignor("uniform");
+    host_.on_disconnect([this] {
+      for (const auto& id : order_) slots_.at(id).current().coordinator_disconnected();
+    });
     // Every process the scenario can start gets its node now, in a fixed
     // order, so node ids never depend on when events happen.
     for (const auto& m : s.members) add_member(m);
@@ -210,8 +280,28 @@ class GroupRun {
   }
 
  private:
-  void add_member(const MemberSpec& spec) {
-    if (members_.count(spec.id) != 0) return;  // a member that joins again reuses its process
+  static protocols::HostConfig host_config(const Scenario& s) {
+    protocols::HostConfig c;
+    c.classic.initial_rebalance_delay = config_millis(s, "group.initial.rebalance.delay.ms");
+    c.consumer.session_timeout = config_millis(s, "group.consumer.session.timeout.ms");
+    c.consumer.heartbeat_interval = config_millis(s, "group.consumer.heartbeat.interval.ms");
+    c.migration_policy = config_text(s, "group.consumer.migration.policy");
+    return c;
+  }
+
+  std::unique_ptr<cl::EmbeddedProtocol> make_embedded() const {
+    const Duration delay = config_millis(s_, "scheduled.rebalance.max.delay.ms");
+    if (protocol_name_ == "cooperative") return std::make_unique<cl::CooperativeProtocol>();
+    if (protocol_name_ == "cooperative-planted-bug") return std::make_unique<cl::PlantedBugCooperativeProtocol>();
+    if (protocol_name_ == "deferred") return std::make_unique<cl::DeferredProtocol>(delay);
+    if (protocol_name_ == "connect") return std::make_unique<cl::ConnectProtocol>(delay);
+    if (protocol_name_ == "incremental")
+      return std::make_unique<cl::IncrementalProtocol>(delay, static_cast<int>(config_integer(s_, "incremental.max.moves.per.round")),
+                                                       config_millis(s_, "incremental.round.interval.ms"));
+    return std::make_unique<cl::EagerProtocol>();
+  }
+
+  cl::MemberConfig member_config(const MemberSpec& spec) const {
     cl::MemberConfig c;
     c.client_id = spec.id;
     c.instance_id = spec.instance_id;
@@ -234,33 +324,40 @@ class GroupRun {
       if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;
       if (con.assign_cost) c.assign_cost_of_topic[topic] = *con.assign_cost;
     }
+    return c;
+  }
+
+  template <class Member, class Context>
+  Member& make_process(Context ctx, cl::MemberConfig config) {
+    auto p = std::make_unique<ProcessOf<Member>>(ctx, std::move(config));
+    Member& m = p->m;
+    processes_.push_back(std::move(p));
+    return m;
+  }
+
+  void add_member(const MemberSpec& spec) {
+    if (slots_.count(spec.id) != 0) return;  // a member that joins again reuses its process
+    cl::MemberConfig c = member_config(spec);
+    const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
+    Process* upgraded = nullptr;
+    Process* speaks = nullptr;
     if (consumer_ || upgraded_.count(spec.id) != 0) {
-      auto p = std::make_unique<ProcessOf<protocols::consumer::ConsumerMember>>(
-          protocols::consumer::MemberContext{kernel_, network_, trace_, consumer_directory_}, c);
-      consumer_members_[spec.id] = &p->m;
-      if (consumer_) {
-        members_.emplace(spec.id, std::move(p));
-      } else {
-        upgraded_processes_.emplace(spec.id, std::move(p));  // what the member restarts as
-      }
+      auto& m = make_process<protocols::consumer::ConsumerMember>(consumer_ctx, c);
+      consumer_members_[spec.id] = &m;
+      c.node = m.node();  // the member's processes share its node
+      (consumer_ ? speaks : upgraded) = processes_.back().get();
     }
     if (!consumer_) {
-      auto p = std::make_unique<ProcessOf<cl::ClassicMember>>(
-          cl::MemberContext{kernel_, network_, trace_, directory_, metadata_, *assignor_, *embedded_}, c);
-      classic_members_[spec.id] = &p->m;
-      members_.emplace(spec.id, std::move(p));
+      auto& m = make_process<cl::ClassicMember>(
+          cl::MemberContext{kernel_, network_, trace_, host_.classic_directory(), metadata_, *assignor_, *embedded_}, c);
+      classic_members_[spec.id] = &m;
+      speaks = processes_.back().get();
     }
+    slots_.try_emplace(spec.id, kernel_, *speaks, upgraded);
     order_.push_back(spec.id);
   }
 
-  Process& member(const std::string& id) { return *members_.at(id); }
-
-  std::unique_ptr<protocols::consumer::ConsumerCoordinator> make_consumer_coordinator() {
-    return std::make_unique<protocols::consumer::ConsumerCoordinator>(
-        kernel_, trace_, metadata_, server_assignor_ ? *server_assignor_ : *assignor_,
-        protocols::consumer::CoordinatorConfig{config_millis(s_, "group.consumer.session.timeout.ms"),
-                                               config_millis(s_, "group.consumer.heartbeat.interval.ms")});
-  }
+  MemberSlot& member(const std::string& id) { return slots_.at(id); }
 
   // KIP-848: the group starts at epoch 1 with every member owning its part.
   void start_consumer_stable() {
@@ -278,11 +375,43 @@ class GroupRun {
         for (const auto& tp : parse_resources(s_, it->second)) v.assigned.insert(tp);
       seeds.push_back(v);
     }
-    consumer_coordinator_->continue_member_numbers(1);
-    consumer_coordinator_->seed_stable(seeds);
-    for (const auto& v : seeds)
-      consumer_members_.at(v.client_id)->start_stable(v.member_id, consumer_coordinator_->state().target_epoch,
+    auto& coordinator = host_.start_consumer();
+    coordinator.continue_member_numbers(1);
+    coordinator.seed_stable(seeds);
+    for (const auto& v : seeds) {
+      consumer_members_.at(v.client_id)->start_stable(v.member_id, coordinator.state().target_epoch,
                                                       {v.assigned.begin(), v.assigned.end()});
+      member(v.client_id).started();
+    }
+  }
+
+  // The group is Stable at generation 1 with every member present at 0s.
+  void start_classic_stable() {
+    std::vector<cl::SeedMember> seeds;
+    for (const auto& m : s_.members) {
+      if (m.start != Duration{0}) continue;
+      cl::SeedMember seed;
+      seed.member_id = fmt::format("{}-0", m.id);
+      auto it = s_.initial_assignment->find(m.id);
+      if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_resources(s_, it->second);
+      seed.join.client_id = m.id;
+      seed.join.instance_id = m.instance_id;
+      seed.join.session_timeout = config_millis(s_, "session.timeout.ms");
+      seed.join.rebalance_timeout = config_millis(s_, s_.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms");
+      seed.join.subscription = embedded_->subscription(*assignor_, resources_of(s_, m.subscribe), seed.assignment.partitions,
+                                                       seed.assignment.partitions, 1);
+      seeds.push_back(seed);
+    }
+    host_.start_classic().seed_stable(1, seeds);
+    const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
+    std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
+    for (const auto& seed : seeds) {
+      classic_members_.at(seed.join.client_id)->start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
+      member(seed.join.client_id).started();
+      by_client[seed.join.client_id] = seed.assignment.partitions;
+      by_member[seed.member_id] = seed.assignment.partitions;
+    }
+    if (!seeds.empty()) classic_members_.at(seeds.front().join.client_id)->remember_assignment(by_client, by_member);
   }
 
   void emit_config() {
@@ -291,34 +420,13 @@ class GroupRun {
   }
 
   void start_members() {
-    if (s_.initial_assignment && consumer_) {
-      start_consumer_stable();
-    } else if (s_.initial_assignment) {
-      // The group is Stable at generation 1 with every member present at 0s.
-      std::vector<cl::SeedMember> seeds;
-      for (const auto& m : s_.members) {
-        if (m.start != Duration{0}) continue;
-        cl::SeedMember seed;
-        seed.member_id = fmt::format("{}-0", m.id);
-        auto it = s_.initial_assignment->find(m.id);
-        if (it != s_.initial_assignment->end()) seed.assignment.partitions = parse_resources(s_, it->second);
-        seed.join.client_id = m.id;
-        seed.join.instance_id = m.instance_id;
-        seed.join.session_timeout = config_millis(s_, "session.timeout.ms");
-        seed.join.rebalance_timeout = config_millis(s_, s_.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms");
-        seed.join.subscription = embedded_->subscription(*assignor_, resources_of(s_, m.subscribe),
-                                                         seed.assignment.partitions, seed.assignment.partitions, 1);
-        seeds.push_back(seed);
-      }
-      coordinator_->seed_stable(1, seeds);
-      const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
-      std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
-      for (const auto& seed : seeds) {
-        classic_members_.at(seed.join.client_id)->start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
-        by_client[seed.join.client_id] = seed.assignment.partitions;
-        by_member[seed.member_id] = seed.assignment.partitions;
-      }
-      if (!seeds.empty()) classic_members_.at(seeds.front().join.client_id)->remember_assignment(by_client, by_member);
+    if (s_.initial_assignment) {
+      if (consumer_) start_consumer_stable();
+      else start_classic_stable();
+    } else if (consumer_) {
+      host_.start_consumer();
+    } else {
+      host_.start_classic();
     }
     for (const auto& m : s_.members) {
       if (s_.initial_assignment && m.start == Duration{0}) continue;
@@ -329,183 +437,6 @@ class GroupRun {
   // Marks a disruption in the trace: time-to-stable is measured from here.
   void disruption(const std::string& action, const std::string& member_id) {
     trace_.emit(kernel_.now(), "scenario", "disruption", {{"action", action}, {"member", member_id}});
-  }
-
-  void bounce(const std::string& id, Duration down) {
-    disruption("bounce", id);
-    member(id).crash();
-    kernel_.schedule_in(down, [this, id] { start_again(id); });
-  }
-
-  void restart(const std::string& id, Duration down) {
-    disruption("restart", id);
-    member(id).leave([this, id, down] {
-      kernel_.schedule_in(down, [this, id] { start_again(id); });
-    });
-  }
-
-  std::unique_ptr<cl::ClassicCoordinator> make_coordinator() {
-    return std::make_unique<cl::ClassicCoordinator>(
-        kernel_, trace_, cl::CoordinatorConfig{config_millis(s_, "group.initial.rebalance.delay.ms")});
-  }
-
-  // The coordinator's broker fails: connections to it break, in-flight
-  // requests are lost; after `down` another broker loads the group from what
-  // was persisted and members find it through FindCoordinator.
-  // Online migration: a classic member restarts speaking the consumer
-  // protocol. The first to do so converts the group (once it is Stable: no
-  // rebalance in flight), as Kafka converts a classic group when a consumer
-  // member joins it; the classic members then talk to the consumer group's
-  // coordinator through the classic protocol.
-  void upgrade(const std::string& id, Duration down) {
-    disruption("upgrade", id);
-    member(id).leave([this, id, down] { kernel_.schedule_in(down, [this, id] { start_upgraded(id); }); });
-  }
-
-  void start_upgraded(const std::string& id) {
-    if (!converted()) {
-      if (coordinator_ == nullptr || coordinator_->state() != cl::GroupState::Stable) {
-        kernel_.schedule_in(std::chrono::milliseconds(10), [this, id] { start_upgraded(id); });
-        return;
-      }
-      const std::string policy = config_text(s_, "group.consumer.migration.policy");
-      if (policy != "bidirectional" && policy != "upgrade") {
-        // A consumer member cannot join a classic group that may not upgrade.
-        trace_.emit(kernel_.now(), id, "join-refused",
-                    {{"error", std::string("INCONSISTENT_GROUP_PROTOCOL")}, {"reason", "group.consumer.migration.policy is " + policy}});
-        return;
-      }
-      convert_group();
-    }
-    auto it = upgraded_processes_.find(id);
-    if (it != upgraded_processes_.end()) {
-      members_[id] = std::move(it->second);
-      upgraded_processes_.erase(it);
-      speaks_consumer_.insert(id);
-    }
-    if (!member(id).running()) member(id).start();
-  }
-
-  // A process back after a bounce or restart. One speaking the consumer
-  // protocol in a group that is classic (again) converts it first.
-  void start_again(const std::string& id) {
-    if (member(id).running()) return;
-    if (!consumer_ && !converted() && speaks_consumer_.count(id) != 0) {
-      start_upgraded(id);
-      return;
-    }
-    member(id).start();
-  }
-
-  bool converted() const { return consumer_coordinator_ != nullptr; }
-
-  void convert_group() {
-    const cl::PersistedGroup g = coordinator_->persisted();
-    std::vector<protocols::consumer::MemberView> members;
-    for (const auto& seed : g.members) {
-      protocols::consumer::MemberView v;
-      v.member_id = seed.member_id;
-      v.client_id = seed.join.client_id;
-      v.instance_id = seed.join.instance_id;
-      v.topics = seed.join.subscription.topics;
-      v.rebalance_timeout = seed.join.rebalance_timeout;
-      v.classic = true;
-      v.session_timeout = seed.join.session_timeout;
-      v.assigned.insert(seed.assignment.partitions.begin(), seed.assignment.partitions.end());
-      members.push_back(v);
-    }
-    consumer_coordinator_ = make_consumer_coordinator();
-    consumer_coordinator_->continue_member_numbers(coordinator_->next_member_number());
-    consumer_coordinator_->adopt_classic_group(g.generation, members);
-    consumer_directory_.coordinator = consumer_coordinator_.get();
-    directory_.coordinator = consumer_coordinator_.get();
-    coordinator_.reset();
-    watch_for_downgrade();
-  }
-
-  // The way back: when the last member speaking the consumer protocol leaves
-  // and the policy allows it, the group turns classic again and its members
-  // rejoin (Kafka's convertToClassicGroup).
-  void watch_for_downgrade() {
-    const std::string policy = config_text(s_, "group.consumer.migration.policy");
-    if (policy != "bidirectional" && policy != "downgrade") return;
-    consumer_coordinator_->on_classic_only([this] {
-      kernel_.schedule_in(Duration{0}, [this] {
-        if (converted() && consumer_coordinator_->state().members.size() > 0) convert_back();
-      });
-    });
-  }
-
-  void convert_back() {
-    const auto& st = consumer_coordinator_->state();
-    if (!std::all_of(st.members.begin(), st.members.end(), [](const auto& e) { return e.second.classic; })) return;
-    cl::PersistedGroup g;
-    g.generation = st.group_epoch;
-    for (const auto& [member_id, v] : st.members) {
-      cl::SeedMember seed;
-      seed.member_id = member_id;
-      seed.join.member_id = member_id;
-      seed.join.client_id = v.client_id;
-      seed.join.instance_id = v.instance_id;
-      seed.join.session_timeout = v.session_timeout;
-      seed.join.rebalance_timeout = v.rebalance_timeout;
-      seed.join.subscription.topics = v.topics;
-      seed.join.subscription.owned = {v.assigned.begin(), v.assigned.end()};
-      seed.join.subscription.client_id = v.client_id;
-      seed.assignment.partitions = {v.assigned.begin(), v.assigned.end()};
-      g.members.push_back(seed);
-    }
-    g.leader = g.members.front().member_id;
-    trace_.emit(kernel_.now(), "coordinator", "converted", {{"from", std::string("consumer")}, {"epoch", g.generation}});
-    coordinator_ = make_coordinator();
-    coordinator_->continue_member_numbers(consumer_coordinator_->next_member_number());
-    directory_.coordinator = coordinator_.get();
-    consumer_directory_.coordinator = nullptr;
-    consumer_coordinator_.reset();
-    coordinator_->load(g);
-    coordinator_->rebalance("converted back from the consumer protocol");
-  }
-
-  void failover(Duration down) {
-    trace_.emit(kernel_.now(), "coordinator", "failover", {{"down_us", down.count()}});
-    if (converted()) {
-      // KIP-848: a new coordinator replays the group's records.
-      network_.crash(directory_.node);
-      consumer_directory_.available = false;
-      directory_.available = false;
-      const auto log = consumer_coordinator_->log();
-      const std::uint64_t next_number = consumer_coordinator_->next_member_number();
-      consumer_directory_.coordinator = nullptr;
-      directory_.coordinator = nullptr;
-      consumer_coordinator_.reset();
-      for (const auto& id : order_) member(id).coordinator_disconnected();
-      kernel_.schedule_in(down, [this, log, next_number] {
-        consumer_coordinator_ = make_consumer_coordinator();
-        consumer_coordinator_->continue_member_numbers(next_number);
-        consumer_coordinator_->replay(log);
-        consumer_directory_.coordinator = consumer_coordinator_.get();
-        directory_.coordinator = consumer_coordinator_.get();
-        network_.restart(directory_.node);
-        consumer_directory_.available = true;
-        directory_.available = true;
-      });
-      return;
-    }
-    network_.crash(directory_.node);
-    directory_.available = false;
-    const cl::PersistedGroup persisted = coordinator_->persisted();
-    const std::uint64_t next_number = coordinator_->next_member_number();
-    directory_.coordinator = nullptr;
-    coordinator_.reset();
-    for (const auto& id : order_) member(id).coordinator_disconnected();
-    kernel_.schedule_in(down, [this, persisted, next_number] {
-      coordinator_ = make_coordinator();
-      coordinator_->continue_member_numbers(next_number);
-      coordinator_->load(persisted);
-      directory_.coordinator = coordinator_.get();
-      network_.restart(directory_.node);
-      directory_.available = true;
-    });
   }
 
   // The group's resources are the partitions of the topics its members
@@ -533,6 +464,26 @@ class GroupRun {
     kernel_.schedule_at(time_at(ev.at), [this, &ev] { apply(ev); });
   }
 
+  // One step of a rolling event, `interval` after the previous one.
+  template <class Step>
+  void rolling(const std::vector<std::string>& ids, Duration interval, Step step) {
+    Duration offset{0};
+    for (const auto& id : ids) {
+      kernel_.schedule_in(offset, [id, step] { step(id); });
+      offset = later(time_at(offset), interval).time_since_epoch();
+    }
+  }
+
+  void isolate(const std::string& id, Duration length) {
+    const NodeId node = member(id).current().node();
+    network_.cut(node, host_.classic_directory().node);
+    trace_.emit(kernel_.now(), id, "isolated", {{"for_us", length.count()}});
+    kernel_.schedule_in(length, [this, node, id] {
+      network_.heal(node, host_.classic_directory().node);
+      trace_.emit(kernel_.now(), id, "reconnected");
+    });
+  }
+
   void apply(const Event& ev) {
     std::visit(
         [&](const auto& a) {
@@ -548,15 +499,17 @@ class GroupRun {
             disruption("crash", a.member);
             member(a.member).crash();
           } else if constexpr (std::is_same_v<A, Bounce>) {
-            bounce(a.member, a.down);
+            disruption("bounce", a.member);
+            member(a.member).bounce(a.down);
           } else if constexpr (std::is_same_v<A, Restart>) {
-            restart(a.member, a.down);
+            disruption("restart", a.member);
+            member(a.member).restart(a.down);
           } else if constexpr (std::is_same_v<A, Pause>) {
             disruption("pause", a.member);
-            member(a.member).pause(a.length);
+            member(a.member).current().pause(a.length);
           } else if constexpr (std::is_same_v<A, Slow>) {
             disruption("slow", a.member);
-            member(a.member).slow(a.batch, a.length);
+            member(a.member).current().slow(a.batch, a.length);
           } else if constexpr (std::is_same_v<A, Subscribe>) {
             disruption("subscribe", a.member);
             subscribed(a.topics);
@@ -566,16 +519,17 @@ class GroupRun {
             add_partitions(a.topic, a.count);
           } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
             disruption("coordinator-failover", "");
-            failover(a.down);
-          } else if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart>) {
-            Duration offset{0};
-            for (const auto& id : a.members.ids) {
-              kernel_.schedule_in(offset, [this, id, down = a.down] {
-                if constexpr (std::is_same_v<A, RollingBounce>) bounce(id, down);
-                else restart(id, down);
-              });
-              offset += a.interval;
-            }
+            host_.failover(a.down);
+          } else if constexpr (std::is_same_v<A, RollingBounce>) {
+            rolling(a.members.ids, a.interval, [this, down = a.down](const std::string& id) {
+              disruption("bounce", id);
+              member(id).bounce(down);
+            });
+          } else if constexpr (std::is_same_v<A, RollingRestart>) {
+            rolling(a.members.ids, a.interval, [this, down = a.down](const std::string& id) {
+              disruption("restart", id);
+              member(id).restart(down);
+            });
           } else if constexpr (std::is_same_v<A, ScaleOut>) {
             subscribed(resources_of(s_, a.subscribe));
             for (const auto& id : a.ids) {
@@ -590,20 +544,10 @@ class GroupRun {
           } else if constexpr (std::is_same_v<A, Upgrade>) {
             for (const auto& id : a.members) upgrade(id, a.down);
           } else if constexpr (std::is_same_v<A, RollingUpgrade>) {
-            Duration offset{0};
-            for (const auto& id : a.members.ids) {  // `all` is resolved by the loader
-              kernel_.schedule_in(offset, [this, id, down = a.down] { upgrade(id, down); });
-              offset += a.interval;
-            }
+            rolling(a.members.ids, a.interval, [this, down = a.down](const std::string& id) { upgrade(id, down); });
           } else if constexpr (std::is_same_v<A, Isolate>) {
             disruption("isolate", a.member);
-            const NodeId node = member(a.member).node();
-            network_.cut(node, directory_.node);
-            trace_.emit(kernel_.now(), a.member, "isolated", {{"for_us", a.length.count()}});
-            kernel_.schedule_in(a.length, [this, node, id = a.member] {
-              network_.heal(node, directory_.node);
-              trace_.emit(kernel_.now(), id, "reconnected");
-            });
+            isolate(a.member, a.length);
           } else {
             // check_supported() refused every other kind before the run.
             std::abort();
@@ -612,26 +556,31 @@ class GroupRun {
         ev.action);
   }
 
+  // Online migration: the member restarts speaking the consumer protocol
+  // (a restart to what it speaks already, in a consumer group). Its first
+  // heartbeat converts the group (GroupHost).
+  void upgrade(const std::string& id, Duration down) {
+    disruption("upgrade", id);
+    if (consumer_) member(id).restart(down);
+    else member(id).upgrade(down);
+  }
+
   const Scenario& s_;
   Kernel kernel_;
   Trace trace_;
   Network network_;
   bool consumer_;  // the KIP-848 protocol, else the classic family
-  std::unique_ptr<cl::ClassicCoordinator> coordinator_;
-  cl::CoordinatorDirectory directory_;
-  std::unique_ptr<protocols::consumer::ConsumerCoordinator> consumer_coordinator_;
-  protocols::consumer::Directory consumer_directory_;
   cl::Metadata metadata_;
   std::unique_ptr<protocols::Assignor> assignor_;
+  std::unique_ptr<protocols::Assignor> server_assignor_;  // a converted group's (classic protocols)
+  protocols::GroupHost host_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;
   std::string protocol_name_;
-  std::map<std::string, std::unique_ptr<Process>> members_;
+  std::vector<std::unique_ptr<Process>> processes_;  // every process of the run, alive to its end
+  std::map<std::string, MemberSlot> slots_;
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
   std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
-  std::set<std::string> speaks_consumer_;  // upgraded members that have restarted
-  std::map<std::string, std::unique_ptr<Process>> upgraded_processes_;
-  std::unique_ptr<protocols::Assignor> server_assignor_;  // the converted group's
   std::vector<std::string> order_;
   std::set<std::string> group_topics_;
   bool started_ = false;

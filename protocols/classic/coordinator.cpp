@@ -34,6 +34,15 @@ ClassicCoordinator::Member* ClassicCoordinator::find(const std::string& member_i
   return nullptr;
 }
 
+Error ClassicCoordinator::validate_member(const std::string& member_id, const std::optional<std::string>& instance_id) const {
+  if (instance_id) {
+    auto known = static_members_.find(*instance_id);
+    if (known == static_members_.end()) return Error::UnknownMemberId;
+    if (known->second != member_id) return Error::FencedInstanceId;
+  }
+  return Error::None;
+}
+
 // Kafka: clientId + "-" + UUID. A counter keeps runs reproducible and the
 // timeline readable.
 std::string ClassicCoordinator::new_member_id(const std::string& client_id) {
@@ -397,6 +406,10 @@ void ClassicCoordinator::handle_sync(SyncGroupRequest req, Reply<SyncGroupRespon
     reply(SyncGroupResponse::failed(Error::CoordinatorNotAvailable));
     return;
   }
+  if (const Error e = validate_member(req.member_id, req.instance_id); e != Error::None) {
+    reply(SyncGroupResponse::failed(e));
+    return;
+  }
   Member* m = find(req.member_id);
   if (m == nullptr) {
     reply(SyncGroupResponse::failed(Error::UnknownMemberId));
@@ -453,6 +466,10 @@ void ClassicCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatR
   }
   if (state_ == GroupState::Empty) {
     reply(HeartbeatResponse{Error::UnknownMemberId});
+    return;
+  }
+  if (const Error e = validate_member(req.member_id, req.instance_id); e != Error::None) {
+    reply(HeartbeatResponse{e});
     return;
   }
   Member* m = find(req.member_id);
@@ -523,10 +540,10 @@ void ClassicCoordinator::install(int generation, const std::string& leader, cons
   previous_state_ = members_.empty() ? GroupState::PreparingRebalance : GroupState::CompletingRebalance;
 }
 
-void ClassicCoordinator::persist() {
-  persisted_.generation = generation_;
-  persisted_.leader = leader_;
-  persisted_.members.clear();
+PersistedGroup ClassicCoordinator::in_memory() const {
+  PersistedGroup g;
+  g.generation = generation_;
+  g.leader = leader_;
   for (const auto& m : members_) {
     SeedMember s;
     s.member_id = m->id;
@@ -536,7 +553,21 @@ void ClassicCoordinator::persist() {
     s.join.rebalance_timeout = m->rebalance_timeout;
     s.join.subscription = m->subscription;
     s.assignment = m->assignment;
-    persisted_.members.push_back(std::move(s));
+    g.members.push_back(std::move(s));
+  }
+  return g;
+}
+
+void ClassicCoordinator::persist() { persisted_ = in_memory(); }
+
+void ClassicCoordinator::abandon_rebalance() {
+  join_timer_.cancel();
+  pending_sync_timer_.cancel();
+  for (auto& m : members_) {
+    if (m->awaiting_join) (*m->awaiting_join)(JoinGroupResponse::failed(Error::RebalanceInProgress));
+    if (m->awaiting_sync) (*m->awaiting_sync)(SyncGroupResponse::failed(Error::RebalanceInProgress));
+    m->awaiting_join.reset();
+    m->awaiting_sync.reset();
   }
 }
 

@@ -63,6 +63,13 @@ class ClassicCoordinator final : public ClassicEndpoint {
   // (Empty without members), every member's session deadline starting now.
   void load(const PersistedGroup& group);
   const PersistedGroup& persisted() const { return persisted_; }
+  // The group as it is in memory now (members added since the last
+  // completed SyncGroup included, with the assignments they have), for an
+  // online migration.
+  PersistedGroup in_memory() const;
+  // The group is being converted: parked JoinGroup and SyncGroup requests
+  // are answered REBALANCE_IN_PROGRESS (completeAllJoinFutures/SyncFutures).
+  void abandon_rebalance();
   // Member ids stay unique across coordinators: a new one continues the count.
   void continue_member_numbers(std::uint64_t next) { next_member_number_ = next; }
   std::uint64_t next_member_number() const { return next_member_number_; }
@@ -90,6 +97,9 @@ class ClassicCoordinator final : public ClassicEndpoint {
   };
 
   Member* find(const std::string& member_id);
+  // ClassicGroup.validateMember: a request naming an instance id that now
+  // belongs to another member id is fenced.
+  Error validate_member(const std::string& member_id, const std::optional<std::string>& instance_id) const;
   std::string new_member_id(const std::string& client_id);
   void transition(GroupState to, const std::string& reason);
   void emit(std::string kind, std::vector<TraceField> fields);

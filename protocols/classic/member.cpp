@@ -16,7 +16,7 @@ constexpr Duration kJoinGroupTimeoutLapse = 5s;
 }  // namespace
 
 ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
-    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id),
+    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id, config.node),
       ctx_(ctx),
       config_(std::move(config)),
       heartbeat_timer_(ctx_.kernel),
@@ -190,8 +190,8 @@ void ClassicMember::on_thaw() {
 // KafkaConsumer.subscribe() with a new topic list: the member fetches
 // metadata for it and rejoins from its next poll.
 void ClassicMember::subscribe(std::vector<std::string> topics) {
+  config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
-  config_.topics = std::move(topics);
   known_metadata_ = ctx_.cluster;
   emit("subscribe", {{"topics", config_.topics}});
   request_rejoin("subscription changed");
@@ -405,6 +405,7 @@ void ClassicMember::send_sync() {
   const std::uint64_t seq = ++request_seq_;
   SyncGroupRequest req;
   req.member_id = member_id_;
+  req.instance_id = config_.instance_id;
   req.generation = generation_;
   if (member_id_ == leader_ && !joined_members_.empty()) {
     // The leader assigns from the metadata it has, and remembers it: a later
@@ -489,7 +490,7 @@ void ClassicMember::send_heartbeat() {
   arm_heartbeat();
   if (coordinator_unknown()) return;
   const int generation = generation_;
-  call("Heartbeat", HeartbeatRequest{member_id_, generation}, &ClassicEndpoint::handle_heartbeat,
+  call("Heartbeat", HeartbeatRequest{member_id_, config_.instance_id, generation}, &ClassicEndpoint::handle_heartbeat,
        [this, generation](HeartbeatResponse r) { on_heartbeat_response(generation, r); });
 }
 

@@ -45,6 +45,8 @@ struct MemberConfig {
   // A Connect worker stops and starts its connectors and tasks in parallel
   // (the slowest decides); a consumer's callbacks handle partitions in turn.
   bool parallel = false;
+  // The process's network node; unset: a node of its own (see MemberProcess).
+  std::optional<NodeId> node;
 
   Duration revoke_time(const std::vector<TopicPartition>& resources) const;
   Duration assign_time(const std::vector<TopicPartition>& resources) const;

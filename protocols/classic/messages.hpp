@@ -82,6 +82,7 @@ struct JoinGroupResponse {
 
 struct SyncGroupRequest {
   std::string member_id;
+  std::optional<std::string> instance_id;
   int generation = -1;
   std::vector<std::pair<std::string, MemberAssignment>> assignments;  // leader only
 };
@@ -99,6 +100,7 @@ struct SyncGroupResponse {
 
 struct HeartbeatRequest {
   std::string member_id;
+  std::optional<std::string> instance_id;
   int generation = -1;
 };
 

@@ -81,7 +81,7 @@ std::size_t wire_size(const JoinGroupResponse& r) {
 }
 
 std::size_t wire_size(const SyncGroupRequest& r) {
-  std::size_t n = kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + 1;  // generation, instance
+  std::size_t n = kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + compact_nullable(r.instance_id);
   n += compact(8) + compact(kProtocolName);
   n += varint(r.assignments.size() + 1);
   for (const auto& [member, a] : r.assignments) n += compact(member.size()) + compact(wire_size(a)) + 1;
@@ -93,7 +93,7 @@ std::size_t wire_size(const SyncGroupResponse& r) {
 }
 
 std::size_t wire_size(const HeartbeatRequest& r) {
-  return kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + 1 + 1;
+  return kRequestHeader + compact(kGroupId) + 4 + compact(r.member_id.size()) + compact_nullable(r.instance_id) + 1;
 }
 std::size_t wire_size(const HeartbeatResponse&) { return kResponseHeader + 4 + 2 + 1; }
 std::size_t wire_size(const LeaveGroupRequest& r) {

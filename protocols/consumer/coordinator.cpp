@@ -19,6 +19,8 @@ const char* error_name(Error e) {
       return "UNKNOWN_MEMBER_ID";
     case Error::UnreleasedInstanceId:
       return "UNRELEASED_INSTANCE_ID";
+    case Error::GroupIdNotFound:
+      return "GROUP_ID_NOT_FOUND";
   }
   return "?";
 }

@@ -5,7 +5,7 @@
 namespace rsim::protocols::consumer {
 
 ConsumerMember::ConsumerMember(MemberContext ctx, classic::MemberConfig config)
-    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id),
+    : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id, config.node),
       ctx_(ctx),
       config_(std::move(config)),
       heartbeat_timer_(ctx_.kernel),
@@ -112,6 +112,13 @@ void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
     phase_ = Phase::Joining;
     emit("join", {{"member-id", member_id_}});
     send_heartbeat();
+    return;
+  }
+  if (r.error == Error::GroupIdNotFound || r.error == Error::UnreleasedInstanceId) {
+    // Fatal in the AsyncKafkaConsumer (transitionToFatal): poll() throws and
+    // the application's consumer is done; it neither leaves nor rejoins.
+    emit("fatal", {{"error", std::string(error_name(r.error))}});
+    crash();
     return;
   }
   if (r.error != Error::None) {
@@ -321,8 +328,8 @@ void ConsumerMember::on_poll_timeout() {
 }
 
 void ConsumerMember::subscribe(std::vector<std::string> topics) {
+  config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
-  config_.topics = std::move(topics);
   emit("subscribe", {{"topics", config_.topics}});
   send_heartbeat();
 }

@@ -14,7 +14,7 @@
 namespace rsim::protocols::consumer {
 
 struct Directory {
-  ConsumerCoordinator* coordinator = nullptr;
+  ConsumerEndpoint* coordinator = nullptr;
   NodeId node = 0;
   NodeId bootstrap = 0;
   bool available = true;

@@ -15,7 +15,7 @@
 
 namespace rsim::protocols::consumer {
 
-enum class Error { None, FencedMemberEpoch, UnknownMemberId, UnreleasedInstanceId };
+enum class Error { None, FencedMemberEpoch, UnknownMemberId, UnreleasedInstanceId, GroupIdNotFound };
 const char* error_name(Error e);
 
 // Member epochs with a meaning of their own.
@@ -43,6 +43,14 @@ struct HeartbeatResponse {
 
 template <class Response>
 using Reply = std::function<void(Response)>;
+
+// What a consumer-protocol member talks to: the group's host, which hands the
+// heartbeat to the group's consumer coordinator (or converts a classic group).
+class ConsumerEndpoint {
+ public:
+  virtual ~ConsumerEndpoint() = default;
+  virtual void handle_heartbeat(HeartbeatRequest req, Reply<HeartbeatResponse> reply) = 0;
+};
 
 // The member's reconciliation state (CurrentAssignmentBuilder).
 enum class MemberState { Stable, UnrevokedPartitions, UnreleasedPartitions };

@@ -309,7 +309,9 @@ TEST_CASE("consumer: a rolling upgrade from cooperative converts the group and n
 // classic group, Stable at generation 2 without it, is converted); when A
 // leaves at 60 s only classic members remain and, under the default policy
 // (bidirectional), the group turns classic again at group epoch 4 and its
-// members rejoin (generation 5). Under `disabled`, A cannot join at all.
+// members rejoin (generation 5). Under `disabled`, A's first heartbeat is
+// answered GROUP_ID_NOT_FOUND ("not a consumer group"), fatal for the
+// consumer: it stops (GroupMetadataManager.getOrMaybeCreateConsumerGroup).
 TEST_CASE("consumer: the group turns classic again when its last consumer member leaves, as the policy allows") {
   const std::string text = R"(
 name: migration-back
@@ -331,20 +333,21 @@ events:
   auto conversions = [](const testing::Run& x) {
     std::string out;
     for (const auto& ev : x.r.trace.events())
-      if (ev.kind == "converted" || ev.kind == "join-refused")
+      if (ev.kind == "converted" || ev.kind == "fatal")
         out += fmt::format("{} {} {}\n", format_time(ev.at), ev.kind, ev.text("from") ? *ev.text("from") : *ev.text("error"));
     return out;
   };
   const auto both = with_policy("");
-  CHECK(conversions(both) == "15.000s converted classic\n60.001s converted consumer\n");
+  // The conversion happens when A's first heartbeat reaches the coordinator.
+  CHECK(conversions(both) == "15.001s converted classic\n60.001s converted consumer\n");
   CHECK(testing::timeline(both.r, {"generation"}, false).find("60.019s coordinator generation g5") != std::string::npos);
   CHECK_FALSE(both.m.violation);
   // Upgrade only: the group stays a consumer group with classic members.
   const auto up = with_policy("upgrade");
-  CHECK(conversions(up) == "15.000s converted classic\n");
+  CHECK(conversions(up) == "15.001s converted classic\n");
   CHECK_FALSE(up.m.violation);
   const auto off = with_policy("disabled");
-  CHECK(conversions(off) == "15.000s join-refused INCONSISTENT_GROUP_PROTOCOL\n");
+  CHECK(conversions(off) == "15.002s fatal GROUP_ID_NOT_FOUND\n");
   CHECK(off.m.final_assignment.count("A") == 0);
   std::size_t owned = 0;
   for (const auto& [member, rs] : off.m.final_assignment) owned += rs.size();
