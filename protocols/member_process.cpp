@@ -110,23 +110,26 @@ bool MemberProcess::poll_deadline_passed_while_frozen() {
   return passed;
 }
 
-void MemberProcess::lose_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff) {
+void MemberProcess::lose_coordinator(const CoordinatorLookup& lookup) {
   if (down() || coordinator_unknown_) return;
   coordinator_unknown_ = true;
+  lookup_ = lookup;
+  lookup_attempts_ = 0;
   emit("coordinator-lost");
-  find_coordinator(bootstrap, available, retry_backoff);
+  find_coordinator();
 }
 
-void MemberProcess::find_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff) {
-  network_.send(node_, bootstrap, "FindCoordinator", [this, bootstrap, available, retry_backoff] {
-    const bool up = *available;
-    network_.send(bootstrap, node_, "FindCoordinatorResponse", [this, bootstrap, available, retry_backoff, up] {
-      on_message([this, bootstrap, available, retry_backoff, up] {
-        if (!coordinator_unknown_) return;
+void MemberProcess::find_coordinator() {
+  const std::uint64_t seq = ++lookup_seq_;
+  locate_timer_.arm_in(lookup_.request_timeout, [this] { retry_find_coordinator(); });
+  network_.send(node_, lookup_.bootstrap, "FindCoordinator", [this, seq] {
+    const bool up = *lookup_.available;
+    network_.send(lookup_.bootstrap, node_, "FindCoordinatorResponse", [this, seq, up] {
+      on_message([this, seq, up] {
+        if (!coordinator_unknown_ || seq != lookup_seq_) return;
+        locate_timer_.cancel();
         if (!up) {
-          locate_timer_.arm_in(retry_backoff, [this, bootstrap, available, retry_backoff] {
-            find_coordinator(bootstrap, available, retry_backoff);
-          });
+          retry_find_coordinator();
           return;
         }
         coordinator_unknown_ = false;
@@ -135,6 +138,13 @@ void MemberProcess::find_coordinator(NodeId bootstrap, const bool* available, Du
       });
     });
   });
+}
+
+void MemberProcess::retry_find_coordinator() {
+  Duration backoff = lookup_.retry_backoff;
+  for (int i = 0; i < lookup_attempts_ && backoff < lookup_.retry_backoff_max; ++i) backoff *= 2;
+  ++lookup_attempts_;
+  locate_timer_.arm_in(std::min(backoff, lookup_.retry_backoff_max), [this] { find_coordinator(); });
 }
 
 }  // namespace rsim::protocols

@@ -16,6 +16,19 @@
 
 namespace rsim::protocols {
 
+// How a member finds the group's coordinator again (FindCoordinator to a
+// bootstrap broker): Kafka's clients retry after ExponentialBackoff
+// (retry.backoff.ms doubling up to retry.backoff.max.ms; the 20 % jitter is
+// left out), and a request or answer lost on the way is noticed at
+// request.timeout.ms.
+struct CoordinatorLookup {
+  NodeId bootstrap = 0;
+  const bool* available = nullptr;  // whether the coordinator is up now
+  Duration retry_backoff{100'000};
+  Duration retry_backoff_max{1'000'000};
+  Duration request_timeout{30'000'000};
+};
+
 class MemberProcess {
  public:
   MemberProcess(const MemberProcess&) = delete;
@@ -39,9 +52,9 @@ class MemberProcess {
   bool paused() const { return paused_; }
   // A process starting or dying: no freeze, no waiting messages, no search.
   void reset_process();
-  // The connection to the coordinator broke: look for it through `bootstrap`
-  // until `*available` says it is back, then on_coordinator_found().
-  void lose_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff);
+  // The connection to the coordinator broke: look for it through the
+  // bootstrap broker until it is back, then on_coordinator_found().
+  void lose_coordinator(const CoordinatorLookup& lookup);
   bool coordinator_unknown() const { return coordinator_unknown_; }
   // Runs `work` after `cost` on `timer` (which a freeze suspends); a free
   // step runs at once, so nothing else can happen in between.
@@ -76,7 +89,8 @@ class MemberProcess {
 
  private:
   void thaw();
-  void find_coordinator(NodeId bootstrap, const bool* available, Duration retry_backoff);
+  void find_coordinator();
+  void retry_find_coordinator();
 
   Kernel& kernel_;
   Network& network_;
@@ -87,7 +101,10 @@ class MemberProcess {
   bool coordinator_unknown_ = false;
   std::deque<Callback> inbox_;  // messages that arrived during a freeze
   Timer pause_timer_;
-  Timer locate_timer_;
+  Timer locate_timer_;  // the lookup's request timeout, or its backoff
+  CoordinatorLookup lookup_;
+  int lookup_attempts_ = 0;
+  std::uint64_t lookup_seq_ = 0;  // answers to older lookups are ignored
   Timer poll_timer_;
   bool poll_deadline_passed_while_frozen_ = false;
   SuspendableTimer batch_timer_;

@@ -316,6 +316,7 @@ class GroupRun {
     c.metadata_max_age = config_millis(s_, "metadata.max.age.ms");
     c.request_timeout = config_millis(s_, "request.timeout.ms");
     c.retry_backoff = config_millis(s_, "retry.backoff.ms");
+    c.retry_backoff_max = config_millis(s_, "retry.backoff.max.ms");
     c.revoke_cost = s_.costs.revoke;
     c.assign_cost = s_.costs.assign;
     c.parallel = !s_.connectors.empty();  // Connect workers

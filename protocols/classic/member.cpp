@@ -269,7 +269,8 @@ void ClassicMember::coordinator_disconnected() {
   if (phase_ == Phase::Down || coordinator_unknown()) return;
   request_timer_.cancel();
   retry_timer_.cancel();
-  lose_coordinator(ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff);
+  lose_coordinator(CoordinatorLookup{ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff,
+                                     config_.retry_backoff_max, config_.request_timeout});
 }
 
 void ClassicMember::on_coordinator_found() {

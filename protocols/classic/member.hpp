@@ -36,6 +36,7 @@ struct MemberConfig {
   Duration max_poll_interval = 300s;  // max.poll.interval.ms: the poll deadline
   Duration request_timeout = 30s;     // request.timeout.ms
   Duration retry_backoff = 100ms;
+  Duration retry_backoff_max = 1s;    // retry.backoff.max.ms
   Duration metadata_max_age = 300s;   // metadata.max.age.ms
   Duration revoke_cost{0};  // per revoked resource: commit, flush
   Duration assign_cost{0};  // per assigned resource: init

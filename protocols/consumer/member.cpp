@@ -339,7 +339,8 @@ void ConsumerMember::coordinator_disconnected() {
   in_flight_ = false;
   request_timer_.cancel();
   heartbeat_timer_.cancel();
-  lose_coordinator(ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff);
+  lose_coordinator(CoordinatorLookup{ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff,
+                                     config_.retry_backoff_max, config_.request_timeout});
 }
 
 void ConsumerMember::on_coordinator_found() { send_heartbeat(); }
