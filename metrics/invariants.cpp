@@ -36,6 +36,10 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
          {ev.actor}});
   check_member_epoch(ev);
   track_impairment(ev);
+  const std::string* error = ev.text("error");
+  if (ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
+      (ev.kind == "heartbeat" && error != nullptr && *error != "NONE"))
+    answers_[ev.actor].push_back(ev.at);
 }
 
 // Classic generations and KIP-848 epochs: a generation formed must be newer
@@ -127,12 +131,21 @@ Time InvariantChecker::able_to_notice(const std::string& member, Time since) con
   return t;
 }
 
+std::optional<Time> InvariantChecker::next_answer(const std::string& member, Time since) const {
+  auto it = answers_.find(member);
+  if (it == answers_.end()) return std::nullopt;
+  auto a = std::lower_bound(it->second.begin(), it->second.end(), since);
+  if (a == it->second.end()) return std::nullopt;
+  return *a;
+}
+
 void InvariantChecker::finish(const std::vector<Zombie>& zombies, Time end) {
   if (rules_.zombie_grace) {
     for (const auto& z : zombies) {
       const Time notice = able_to_notice(z.holder, z.from);
       if (notice == Time::max()) continue;  // still impaired when the run ended
-      const Time deadline = notice + *rules_.zombie_grace;
+      Time deadline = notice + *rules_.zombie_grace;
+      if (const auto answer = next_answer(z.holder, z.from)) deadline = std::max(deadline, *answer + rules_.revoke_allowance);
       if (z.to.value_or(end) <= deadline || end <= deadline) continue;
       add({"zombie", deadline,
            fmt::format("removed member {} still held {} {} after it could notice (since {}, {} given to {})", z.holder,

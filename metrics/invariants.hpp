@@ -4,6 +4,9 @@
 // - a removed member still holding a resource (a zombie, which the classic
 //   protocol cannot prevent) lets go within a bound of being able to notice:
 //   the end of its freeze, cut, batch or revocation, plus `zombie_grace`;
+//   when messages were lost meanwhile, by its next answer from the
+//   coordinator (which tells it, or hands it an assignment without the
+//   resource) plus the time to revoke;
 // - generations and group epochs only grow (a generation formed again after
 //   a failover reloaded the one before it is Kafka's behaviour, counted apart);
 //   a member's epochs only grow within one process;
@@ -26,6 +29,7 @@ struct InvariantRules {
   bool eager = false;                    // members revoke everything before JoinGroup
   std::set<std::string> static_members;  // members with a group.instance.id
   std::optional<Duration> zombie_grace;  // unset: zombies are not bounded
+  Duration revoke_allowance{0};          // the longest a member may take to revoke what it holds
 };
 
 struct Finding {
@@ -62,6 +66,7 @@ class InvariantChecker {
   void open(const std::string& member, const std::string& what, Time from, std::optional<Time> to = std::nullopt);
   void close(const std::string& member, const std::string& what, Time at);
   Time able_to_notice(const std::string& member, Time since) const;
+  std::optional<Time> next_answer(const std::string& member, Time since) const;
 
   InvariantRules rules_;
   std::vector<Finding> findings_;
@@ -71,6 +76,8 @@ class InvariantChecker {
   std::map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process
   // member -> (impairment kind -> intervals): frozen, cut off, slow, revoking.
   std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
+  // member -> when the coordinator answered it (assignments, errors), in order.
+  std::map<std::string, std::vector<Time>> answers_;
 };
 
 }  // namespace rsim::metrics

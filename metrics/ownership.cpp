@@ -10,28 +10,72 @@ void Ownership::apply(const TraceEvent& ev) {
   if (ev.kind == "assigned") {
     const auto* resources = ev.list("resources");
     if (resources == nullptr) return;
-    for (const auto& r : *resources) {
-      auto& holders = owners_[r];
-      for (const auto& h : holders) {
-        if (h == ev.actor) continue;
-        if (standing_.removed(h)) {
-          zombies_.push_back(Zombie{r, h, ev.actor, ev.at, std::nullopt});
-        } else if (double_) {
-          double_(ev.at, r, h, ev.actor);
-        }
-      }
-      auto last = last_owner_.find(r);
-      if (last != last_owner_.end() && last->second != ev.actor && move_) move_(ev.at, r, last->second, ev.actor);
-      holders.insert(ev.actor);
-      held_[ev.actor].insert(r);
-      last_owner_[r] = ev.actor;
-    }
+    for (const auto& r : *resources) given(ev.at, r, ev.actor, ev.integer("generation"));
+    reaffirm(ev.at, ev.actor);
+  } else if (ev.kind == "joined" && ev.find("leader") != nullptr) {  // a classic JoinGroup answered
+    if (auto g = ev.integer("generation")) rejoined_[ev.actor] = *g;
+    standing_.apply(ev);
+  } else if (ev.kind == "conversion-assignment") {
+    // What the converted group takes `member` to own; what it holds besides
+    // is unknown to the coordinator until it lets go.
+    const std::string* member = ev.text("member");
+    const auto* resources = ev.list("resources");
+    if (member == nullptr || resources == nullptr) return;
+    std::set<std::string>& unknown = unknown_[*member];
+    unknown = held_by(*member);
+    for (const auto& r : *resources) unknown.erase(r);
   } else if (ev.kind == "revoked" || ev.kind == "lost") {
     if (const auto* resources = ev.list("resources")) release(ev.at, ev.actor, *resources);
   } else if (ev.kind == "crash" || ev.kind == "stopped") {
     release_all(ev.at, ev.actor);
   } else {
     standing_.apply(ev);
+  }
+}
+
+std::string Ownership::zombie_cause(const std::string& holder, const std::string& resource,
+                                    std::optional<std::int64_t> generation) const {
+  if (standing_.removed(holder)) return "removed";
+  if (auto u = unknown_.find(holder); u != unknown_.end() && u->second.count(resource) != 0) return "conversion";
+  auto joined = rejoined_.find(holder);
+  if (generation && joined != rejoined_.end() && joined->second < *generation) return "not rejoined";
+  return {};
+}
+
+void Ownership::given(Time at, const std::string& r, const std::string& newcomer, std::optional<std::int64_t> generation) {
+  auto& holders = owners_[r];
+  for (const auto& h : holders) {
+    if (h == newcomer) continue;
+    if (std::string cause = zombie_cause(h, r, generation); !cause.empty())
+      zombies_.push_back(Zombie{r, h, std::move(cause), newcomer, at, std::nullopt});
+    else if (double_)
+      double_(at, r, h, newcomer);
+  }
+  auto last = last_owner_.find(r);
+  if (last != last_owner_.end() && last->second != newcomer && move_) move_(at, r, last->second, newcomer);
+  holders.insert(newcomer);
+  held_[newcomer].insert(r);
+  last_owner_[r] = newcomer;
+}
+
+// A removed member that rejoined and was given an assignment holds what it
+// holds by right again (a cooperative member keeps what it still owns): its
+// zombie overlaps end, and whoever else still holds those resources is now
+// the one in the way.
+void Ownership::reaffirm(Time at, const std::string& member) {
+  if (standing_.removed(member)) return;
+  const std::size_t n = zombies_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (zombies_[i].to || zombies_[i].holder != member) continue;
+    zombies_[i].to = at;
+    const std::string r = zombies_[i].resource;
+    for (const auto& h : owners_[r]) {
+      if (h == member) continue;
+      if (std::string cause = zombie_cause(h, r, std::nullopt); !cause.empty())
+        zombies_.push_back(Zombie{r, h, std::move(cause), member, at, std::nullopt});
+      else if (double_)
+        double_(at, r, h, member);
+    }
   }
 }
 
@@ -44,6 +88,7 @@ void Ownership::release(Time at, const std::string& member, const std::vector<st
   auto held = held_.find(member);
   if (held == held_.end()) return;
   for (const auto& r : resources) {
+    if (auto u = unknown_.find(member); u != unknown_.end()) u->second.erase(r);
     if (held->second.erase(r) == 0) continue;
     owners_[r].erase(member);
     end_zombie(at, member, r);
@@ -51,6 +96,7 @@ void Ownership::release(Time at, const std::string& member, const std::vector<st
 }
 
 void Ownership::release_all(Time at, const std::string& member) {
+  unknown_.erase(member);
   auto held = held_.find(member);
   if (held == held_.end()) return;
   for (const auto& r : held->second) {

@@ -5,16 +5,23 @@
 // made no move. Ownership starts at `assigned` and ends at `revoked`, `lost`,
 // `crash` or `stopped`.
 //
-// The classic protocol cannot stop a member it has removed from the group (a
-// frozen process, a network cut) from still believing it owns its
-// partitions. When the coordinator had removed the old holder before the
-// resource was given to someone else, the overlap is a *zombie* (recorded,
-// as Kafka engineers know it) rather than a broken invariant.
+// Some overlaps are Kafka's own, and recorded as *zombies* (as Kafka
+// engineers know them) rather than broken invariants, when the resource was
+// given to someone else while its holder was:
+// - removed: the coordinator had removed it (a frozen process, a network cut,
+//   a missed deadline): nothing can stop a process that does not know;
+// - not rejoined: a static member kept in the group over a rebalance it did
+//   not rejoin (KIP-345): the leader saw its last JoinGroup's stale
+//   ownedPartitions;
+// - conversion: an online migration took its assignment of the last
+//   completed SyncGroup for what it owns (ConsumerGroup.fromClassicGroup),
+//   and it still held more (a revocation in flight, an assignment reset).
 #pragma once
 
 #include "metrics/standing.hpp"
 #include "sim/trace.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -26,7 +33,8 @@ namespace rsim::metrics {
 
 struct Zombie {
   std::string resource;
-  std::string holder;     // removed from the group, still holding
+  std::string holder;     // still holding
+  std::string cause;      // "removed", "not rejoined" or "conversion"
   std::string newcomer;
   Time from;
   std::optional<Time> to;  // when the holder let go; unset if it never did
@@ -58,9 +66,16 @@ class Ownership {
   void release(Time at, const std::string& member, const std::vector<std::string>& resources);
   void release_all(Time at, const std::string& member);
   void end_zombie(Time at, const std::string& member, const std::string& resource);
+  void reaffirm(Time at, const std::string& member);
+  void given(Time at, const std::string& resource, const std::string& newcomer, std::optional<std::int64_t> generation);
+  // Why `holder` still holding `resource` is Kafka's overlap; empty if it is not.
+  std::string zombie_cause(const std::string& holder, const std::string& resource,
+                           std::optional<std::int64_t> generation) const;
 
   std::map<std::string, std::set<std::string>> owners_;      // resource -> members
   std::map<std::string, std::set<std::string>> held_;        // member -> resources
+  std::map<std::string, std::int64_t> rejoined_;             // classic member -> generation it last joined
+  std::map<std::string, std::set<std::string>> unknown_;     // member -> what a conversion did not know it held
   std::map<std::string, std::string> last_owner_;            // resource -> member
   Standing standing_;
   std::vector<Zombie> zombies_;

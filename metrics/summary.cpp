@@ -144,6 +144,16 @@ InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& p
                                 std::chrono::seconds(5);
   rules.zombie_grace = std::max(config_millis(s, "request.timeout.ms"), join_timeout) + 5 * heartbeat +
                        config_millis(s, "retry.backoff.max.ms") + std::chrono::seconds(1);
+  int resources = 0;
+  for (const auto& t : s.topics) resources += t.partitions;
+  for (const auto& ev : s.events)
+    if (const auto* ap = std::get_if<scenario::AddPartitions>(&ev.action)) resources += ap->count;
+  Duration revoke = s.costs.revoke;
+  for (const auto& c : s.connectors) {
+    resources += c.tasks + 1;
+    revoke = std::max(revoke, c.revoke_cost.value_or(Duration{0}));
+  }
+  rules.revoke_allowance = resources * revoke;
   return rules;
 }
 

@@ -375,6 +375,9 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
       send_join();
       return;
     case Error::UnknownMemberId:
+      // resetStateAndRejoin; the next onJoinPrepare sees no generation and
+      // gives everything up as lost before joining again (KAFKA-12983).
+      lose_partitions(error_name(r.error));
       member_id_.clear();
       generation_ = -1;
       retry_join_later();
