@@ -4,6 +4,7 @@
 #include "scenarios/config_keys.hpp"
 #include "scenarios/metric_names.hpp"
 #include "scenarios/resources.hpp"
+#include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
 #include <fmt/format.h>
@@ -182,6 +183,7 @@ std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_vi
 // ---------------------------------------------------------------- top --
 
 Scenario Loader::load(const std::string& text) {
+  if (const auto fault = find_text_fault(text)) fail(Mark{fault->line, fault->column}, fault->what);
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -1,4 +1,5 @@
 #include "scenarios/loader.hpp"
+#include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
 #include <doctest/doctest.h>
@@ -21,6 +22,17 @@ std::string read(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The InputError message (without the file) that loading `text` gives, or
+// "" when it loads.
+std::string refusal(const std::string& text) {
+  try {
+    load_text(text, "inline");
+  } catch (const InputError& e) {
+    return fmt::format("{}:{}: {}", e.mark().line, e.mark().column, e.message());
+  }
+  return {};
 }
 
 std::vector<std::string> yaml_files(const std::string& dir) {
@@ -148,6 +160,34 @@ TEST_CASE("Kafka config keys ending in .ms take bare milliseconds or durations")
       "inline");
   CHECK(std::get<Duration>(s.config.at("session.timeout.ms").value) == Duration{10s});
   CHECK(std::get<Duration>(s.config.at("heartbeat.interval.ms").value) == Duration{2s});
+}
+
+TEST_CASE("a file must be well-formed text in the encoding YAML reads it in") {
+  CHECK_FALSE(find_text_fault("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n"));
+  CHECK_FALSE(find_text_fault("\xef\xbb\xbfname: x\n"));  // a UTF-8 byte order mark
+  auto fault = [](std::string_view text) {
+    const auto f = find_text_fault(text);
+    return f ? fmt::format("{}:{}: {}", f->line, f->column, f->what) : std::string("none");
+  };
+  CHECK(fault("name: x\xff") == "1:8: not valid UTF-8: byte 0xFF");
+  CHECK(fault("a: 1\nb: \xc3\xa9\x80") == "2:6: not valid UTF-8: byte 0x80");  // columns count bytes, as yaml-cpp's do
+  CHECK(fault("\xc0\x80") == "1:1: not valid UTF-8: byte 0xC0");               // overlong NUL
+  CHECK(fault("\xe0\x80\xaf") == "1:1: not valid UTF-8: byte 0xE0");           // overlong '/'
+  CHECK(fault("\xed\xa0\x80") == "1:1: not valid UTF-8: byte 0xED");           // a surrogate
+  CHECK(fault("\xf4\x90\x80\x80") == "1:1: not valid UTF-8: byte 0xF4");       // above U+10FFFF
+  CHECK(fault("x\xe2\x82") == "1:2: not valid UTF-8: byte 0xE2");              // cut short
+  // UTF-16 and UTF-32, which YAML also reads, by byte order mark or NUL bytes.
+  using namespace std::string_literals;
+  CHECK_FALSE(find_text_fault("\xff\xfe" "a\0:\0 \0\xe9\0"s));
+  CHECK_FALSE(find_text_fault("\0a\0:"s));
+  CHECK(fault("\xff\xfe" "a\0\n\0b\0\x00\xd8"s) == "2:2: not valid UTF-16: unpaired surrogate 0xD800");
+  CHECK(fault("\0\0\0a\0\x11\0\0"s) == "1:2: not valid UTF-32: 0x110000 is not a Unicode character");
+  // The loader checks before YAML parses, so a bad byte is never a name.
+  CHECK(refusal("name: x\ndescription: \xff\n") == "2:14: not valid UTF-8: byte 0xFF");
+  const std::string utf16 = "\xff\xfe" "n\0a\0m\0e\0:\0 \0x\0\n\0d\0u\0r\0a\0t\0i\0o\0n\0:\0 \0001\0m\0\n\0"
+                            "t\0o\0p\0i\0c\0s\0:\0 \0[\0{\0n\0a\0m\0e\0:\0 \0T\0,\0 \0p\0a\0r\0t\0i\0t\0i\0o\0n\0s\0:\0 \0001\0}\0]\0\n\0"
+                            "m\0e\0m\0b\0e\0r\0s\0:\0 \0[\0{\0i\0d\0:\0 \0A\0,\0 \0s\0u\0b\0s\0c\0r\0i\0b\0e\0:\0 \0[\0T\0]\0}\0]\0\n\0"s;
+  CHECK(load_text(utf16, "inline").name == "x");
 }
 
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
