@@ -68,6 +68,7 @@ struct Costs {
   Duration assign{0};
   std::uint64_t state_bytes = 0;
   std::uint64_t restore_bytes_per_s = 0;  // 0: not set
+  Mark mark;
 };
 
 struct Load {

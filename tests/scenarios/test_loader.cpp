@@ -1,3 +1,4 @@
+#include "scenarios/limits.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
@@ -33,6 +34,10 @@ std::string refusal(const std::string& text) {
     return fmt::format("{}:{}: {}", e.mark().line, e.mark().column, e.message());
   }
   return {};
+}
+
+std::string one_member(const std::string& extra) {
+  return "name: n\nduration: 1m\ntopics: [{name: T, partitions: 2}]\nmembers: [{id: A, subscribe: [T]}]\n" + extra;
 }
 
 std::vector<std::string> yaml_files(const std::string& dir) {
@@ -188,6 +193,54 @@ TEST_CASE("a file must be well-formed text in the encoding YAML reads it in") {
                             "t\0o\0p\0i\0c\0s\0:\0 \0[\0{\0n\0a\0m\0e\0:\0 \0T\0,\0 \0p\0a\0r\0t\0i\0t\0i\0o\0n\0s\0:\0 \0001\0}\0]\0\n\0"
                             "m\0e\0m\0b\0e\0r\0s\0:\0 \0[\0{\0i\0d\0:\0 \0A\0,\0 \0s\0u\0b\0s\0c\0r\0i\0b\0e\0:\0 \0[\0T\0]\0}\0]\0\n\0"s;
   CHECK(load_text(utf16, "inline").name == "x");
+}
+
+TEST_CASE("durations stop at 10 years, where the 64-bit microsecond clock is far from overflow") {
+  std::string why;
+  CHECK(parse_duration("87600h", why) == kMaxDuration);
+  CHECK(parse_duration("315360000s", why) == kMaxDuration);
+  CHECK_FALSE(parse_duration("315360000000001us", why));
+  CHECK(why.find("is longer than 10 years (87600h)") != std::string::npos);
+  CHECK_FALSE(parse_duration("2562047000h", why));  // fit int64 before: at + interval wrapped
+  CHECK(why.find("is longer than 10 years") != std::string::npos);
+  CHECK_FALSE(parse_duration("99999999999999999999999h", why));  // beyond uint64 too
+  CHECK(why.find("is longer than 10 years") != std::string::npos);
+  // An expected metric sums many resources' durations: only the clock's type bounds it.
+  CHECK(parse_duration("100000h", why, Duration::max()) == Duration{100000h});
+  CHECK_FALSE(parse_duration("2562048000h", why, Duration::max()));
+  CHECK(why.find("is too large for the simulator's clock") != std::string::npos);
+  CHECK(refusal(one_member("expect: {downtime.total: \"< 100000h\"}\n")).empty());
+  CHECK(format_count(0) == "0");
+  CHECK(format_count(999) == "999");
+  CHECK(format_count(1000) == "1,000");
+  CHECK(format_count(87264000000) == "87,264,000,000");
+  CHECK(format_count(6.4e19) == "6.4e+19");
+}
+
+TEST_CASE("events may not reach past the 10-year clock, however their durations add up") {
+  const std::string three = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 2}]\n"
+                            "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]\n";
+  CHECK(refusal(three + "events: [{at: 1s, rolling-restart: all, down: 1s, interval: 43800h}]\n").find(
+            "rolling-restart event at 1.000s reaches past 10 years (87600h), the latest instant this simulator schedules: "
+            "at + interval x (members - 1) + down = 1.000s + 157680000.000s x 2 + 1.000s") != std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-upgrade: [A, B], to: consumer, down: 87600h, interval: 1s}]\n")
+            .find("at + interval x (members - 1) + down = 1.000s + 1.000s x 1 + 315360000.000s") != std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 43800h}]\n").find("past 10 years") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 59s, bounce: A, down: 87600h}]\n").find("at + down = 59.000s + 315360000.000s") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, slow: A, batch: 87600h, for: 1s}]\n").find("at + for + batch") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, coordinator-failover: true, down: 87600h}]\n").find("past 10 years") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 43799h}]\n").empty());
+  // Costs are paid once per resource in turn (in parallel by Connect workers).
+  CHECK(refusal(one_member("costs: {assign: 43800h}\n")).empty());
+  CHECK(refusal(one_member("costs: {assign: 43801h}\n")).find("assign cost 157683600.000s x 2 partitions") !=
+        std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\ncosts: {revoke: 87600h}\nconnectors: [{name: c, tasks: 8}]\nmembers: [{id: W}]\n"
+                "initial-assignment: {W: [c, c/0, c/1, c/2, c/3, c/4, c/5, c/6, c/7]}\n")
+            .empty());
 }
 
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
