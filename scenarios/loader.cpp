@@ -36,6 +36,11 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
 constexpr int kMaxMembers = 100000;
 constexpr int kMaxPartitions = 1000000;
 
+// Config keys whose value is the period of a timer that re-arms itself (a
+// metadata refresh, a retried request, a request timeout that resends): at 0
+// it would fire forever at one instant. Kafka accepts 0 for them.
+const Keys kRearmingKeys{"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"};
+
 class Loader {
  public:
   explicit Loader(std::string file) { s_.file = std::move(file); }
@@ -89,6 +94,7 @@ class Loader {
   // ---- cross-checks over the whole file ----
   void check_members_over_time();
   void check_config();
+  void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
   Scenario s_;
 };
@@ -264,6 +270,10 @@ void Loader::config(const YAML::Node& n) {
         } else {
           value = duration(v, what);
         }
+        const bool rearms = std::find(kRearmingKeys.begin(), kRearmingKeys.end(), key) != kRearmingKeys.end();
+        if (rearms && std::get<Duration>(value) == Duration{0})
+          fail(v, fmt::format("{} must be above 0 in this simulator (Kafka accepts 0): it is the period of a timer "
+                              "that re-arms itself, which at 0 would fire forever at one instant", what));
         break;
       }
       case ConfigKind::Integer:
@@ -729,27 +739,37 @@ void Loader::expect(const YAML::Node& n) {
 
 // ---------------------------------------------------------------- cross-checks --
 
-void Loader::check_config() {
-  auto entry = [&](std::string_view key) -> const ConfigEntry* {
+// A heartbeat interval must be above 0 (a timer of 0 would fire forever at
+// one instant) and below the session timeout it keeps alive, as Kafka
+// requires: the client for the classic keys, the broker for KIP-848's.
+void Loader::check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const {
+  auto mark = [&](std::string_view key) -> const Mark* {
     auto it = s_.config.find(std::string(key));
-    return it == s_.config.end() ? nullptr : &it->second;
+    return it == s_.config.end() ? nullptr : &it->second.mark;
   };
-  const auto* family = protocols::find_protocol(s_.protocol);
-  if (family->family == protocols::Family::Classic) {
-    const Duration session = config_millis(s_, "session.timeout.ms");
-    const Duration heartbeat = config_millis(s_, "heartbeat.interval.ms");
-    const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
-    const Duration max_session = config_millis(s_, "group.max.session.timeout.ms");
-    const auto* at = entry("heartbeat.interval.ms") ? entry("heartbeat.interval.ms") : entry("session.timeout.ms");
-    if (heartbeat >= session)
-      fail(at ? at->mark : Mark{1, 1}, fmt::format("heartbeat.interval.ms ({}) must be lower than session.timeout.ms ({}), as Kafka's client requires",
-                                              format_duration(heartbeat), format_duration(session)));
-    if (heartbeat <= Duration{0}) fail(at ? at->mark : Mark{1, 1}, "heartbeat.interval.ms must be above 0");
-    if (session < min_session || session > max_session) {
-      const auto* se = entry("session.timeout.ms");
-      fail(se ? se->mark : Mark{1, 1}, fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
-                                               format_duration(session), format_duration(min_session), format_duration(max_session)));
-    }
+  const Duration session = config_millis(s_, session_key);
+  const Duration heartbeat = config_millis(s_, heartbeat_key);
+  const Mark* at = mark(heartbeat_key) ? mark(heartbeat_key) : mark(session_key);
+  if (heartbeat >= session)
+    fail(at ? *at : Mark{1, 1}, fmt::format("{} ({}) must be lower than {} ({}), as Kafka's {} requires", heartbeat_key,
+                                            format_duration(heartbeat), session_key, format_duration(session), who));
+  if (heartbeat <= Duration{0}) fail(at ? *at : Mark{1, 1}, fmt::format("{} must be above 0", heartbeat_key));
+}
+
+// Both protocol families' keys are checked whatever the file's protocol:
+// `run --protocol` may run any file under either.
+void Loader::check_config() {
+  check_heartbeat("heartbeat.interval.ms", "session.timeout.ms", "client");
+  check_heartbeat("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "broker");
+  if (protocols::find_protocol(s_.protocol)->family != protocols::Family::Classic) return;
+  const Duration session = config_millis(s_, "session.timeout.ms");
+  const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
+  const Duration max_session = config_millis(s_, "group.max.session.timeout.ms");
+  if (session < min_session || session > max_session) {
+    auto it = s_.config.find("session.timeout.ms");
+    fail(it != s_.config.end() ? it->second.mark : Mark{1, 1},
+         fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
+                     format_duration(session), format_duration(min_session), format_duration(max_session)));
   }
 }
 

@@ -217,6 +217,35 @@ TEST_CASE("durations stop at 10 years, where the 64-bit microsecond clock is far
   CHECK(format_count(6.4e19) == "6.4e+19");
 }
 
+TEST_CASE("a timer that re-arms itself may not have a period of 0; other zeros stay valid") {
+  for (const char* key : {"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"}) {
+    CAPTURE(key);
+    const std::string got = refusal(one_member(fmt::format("config: {{{}: 0}}\n", key)));
+    CHECK(got.find(fmt::format("config '{}' must be above 0 in this simulator (Kafka accepts 0)", key)) != std::string::npos);
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 0s}}\n", key))) == got);  // a duration of 0 too
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 1}}\n", key))).empty());
+  }
+  // 0 is meaningful for these, and nothing re-arms at one instant.
+  for (const char* key : {"group.initial.rebalance.delay.ms", "incremental.round.interval.ms",
+                          "scheduled.rebalance.max.delay.ms", "max.poll.interval.ms"})
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 0}}\n", key))).empty());
+}
+
+TEST_CASE("KIP-848's heartbeat interval must be above 0 and below its session timeout, whatever the file's protocol") {
+  CHECK(refusal(one_member("protocol: consumer\n")).empty());  // the defaults, 5 s and 45 s
+  CHECK(refusal(one_member("protocol: eager\nconfig: {group.consumer.heartbeat.interval.ms: 45s}\n")) ==
+        "6:48: group.consumer.heartbeat.interval.ms (45.000s) must be lower than group.consumer.session.timeout.ms "
+        "(45.000s), as Kafka's broker requires");
+  CHECK(refusal(one_member("config: {group.consumer.session.timeout.ms: 4s}\n")).find(
+            "group.consumer.heartbeat.interval.ms (5.000s) must be lower than group.consumer.session.timeout.ms (4.000s)") !=
+        std::string::npos);
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {group.consumer.heartbeat.interval.ms: 0}\n")) ==
+        "6:48: group.consumer.heartbeat.interval.ms must be above 0");
+  // And the classic pair under a consumer file: `run --protocol eager` uses it.
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {heartbeat.interval.ms: 0}\n")) ==
+        "6:33: heartbeat.interval.ms must be above 0");
+}
+
 TEST_CASE("events may not reach past the 10-year clock, however their durations add up") {
   const std::string three = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 2}]\n"
                             "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]\n";
