@@ -1,5 +1,7 @@
 #include "scenarios/limits.hpp"
 
+#include "protocols/catalog.hpp"
+#include "scenarios/config_keys.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/values.hpp"
 
@@ -13,6 +15,16 @@ namespace rsim::scenario {
 
 namespace {
 
+// What a run's size follows from, counted from the file without expanding
+// anything.
+struct Counts {
+  double members = 0;      // member processes: members, joins, scale-outs
+  double resources = 0;    // partitions at their largest; connectors and tasks
+  double disruptions = 0;  // events, a rolling one once per member it restarts
+  int all_targets = 0;     // rolling events over `all` not yet resolved
+  bool upgrades = false;   // some members will speak the consumer protocol
+};
+
 // Each topic's partition count at its largest: add-partitions only grows it.
 std::map<std::string, int> largest_partitions(const Scenario& s) {
   std::map<std::string, int> largest;
@@ -20,6 +32,89 @@ std::map<std::string, int> largest_partitions(const Scenario& s) {
   for (const auto& ev : s.events)
     if (const auto* ap = std::get_if<AddPartitions>(&ev.action)) largest[ap->topic] = std::max(largest[ap->topic], ap->count);
   return largest;
+}
+
+void count_event(const Event& ev, Counts& c) {
+  std::visit(
+      [&](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, RollingBounce> || std::is_same_v<A, RollingRestart> ||
+                      std::is_same_v<A, RollingUpgrade>) {
+          c.disruptions += static_cast<double>(a.members.ids.size());
+          if (a.members.ids.empty()) ++c.all_targets;
+        } else {
+          c.disruptions += 1;
+        }
+        if constexpr (std::is_same_v<A, Join>) c.members += 1;
+        if constexpr (std::is_same_v<A, ScaleOut>) c.members += a.count;
+        if constexpr (std::is_same_v<A, Upgrade> || std::is_same_v<A, RollingUpgrade>) c.upgrades = true;
+      },
+      ev.action);
+}
+
+Counts count(const Scenario& s) {
+  Counts c;
+  c.members = static_cast<double>(s.members.size());
+  for (const auto& ev : s.events) count_event(ev, c);
+  c.disruptions += c.all_targets * c.members;  // `all`: at most every member
+  for (const auto& [topic, n] : largest_partitions(s)) c.resources += n;
+  for (const auto& con : s.connectors) c.resources += con.tasks + 1;
+  return c;
+}
+
+// The heartbeat key that paces members under `protocol`; with upgrades to
+// the consumer protocol, whichever of the two is faster.
+std::string_view heartbeat_key(const Scenario& s, std::string_view protocol, bool upgrades) {
+  const auto* p = protocols::find_protocol(protocol);
+  std::string_view key = "heartbeat.interval.ms";
+  if (p != nullptr && p->family == protocols::Family::Consumer) key = "group.consumer.heartbeat.interval.ms";
+  if (p != nullptr && p->family == protocols::Family::Streams) key = "group.streams.heartbeat.interval.ms";
+  const std::string_view consumer = "group.consumer.heartbeat.interval.ms";
+  if (upgrades && config_millis(s, consumer) < config_millis(s, key)) key = consumer;
+  return key;
+}
+
+// How many times `period` fits in the horizon. The loader has checked that
+// periods are above 0; 1 us is only a guard.
+double periods(const Scenario& s, Duration period) {
+  return static_cast<double>(s.duration.count() / std::max(period, Duration{1}).count());
+}
+
+void check_members(const Scenario& s, const Counts& c) {
+  if (c.members > kMaxMembers)
+    throw InputError(s.file, s.members_mark,
+                     fmt::format("this run makes {} members (members, joins and scale-outs), more than the {} "
+                                 "this simulator takes in one run",
+                                 format_count(c.members), format_count(kMaxMembers)));
+  const double pairs = c.members * c.resources;
+  if (pairs > kMaxMemberResources)
+    throw InputError(s.file, s.members_mark,
+                     fmt::format("{} members over the run (members, joins, scale-outs) x {} resources (partitions "
+                                 "at their largest, connectors and their tasks) = {} member-resource pairs, above "
+                                 "this simulator's limit of {} (twice its scale target, 1,000 members x 100,000 "
+                                 "partitions); use fewer members or partitions",
+                                 format_count(c.members), format_count(c.resources), format_count(pairs),
+                                 format_count(kMaxMemberResources)));
+}
+
+void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c) {
+  const std::string_view key = heartbeat_key(s, protocol, c.upgrades);
+  const Duration heartbeat = config_millis(s, key);
+  const Duration metadata = config_millis(s, "metadata.max.age.ms");
+  const double rejoins = c.disruptions * c.members;
+  const double events = c.members * (periods(s, heartbeat) + periods(s, metadata)) + rejoins;
+  if (events <= kMaxRunEvents) return;
+  const std::string also =
+      rejoins > 0 ? fmt::format(", plus every member rejoining at each of {} disruptions", format_count(c.disruptions))
+                  : std::string();
+  throw InputError(s.file, s.duration_mark,
+                   fmt::format("this run would execute about {} events, above this simulator's limit of {} (each "
+                               "leaves about 200 bytes of trace): {} members for {}, each heartbeating every {} "
+                               "({}) and refreshing metadata every {} (metadata.max.age.ms){}; shorten duration, "
+                               "use fewer members or raise {} or metadata.max.age.ms",
+                               format_count(events), format_count(kMaxRunEvents), format_count(c.members),
+                               format_duration(s.duration), format_duration(heartbeat), key,
+                               format_duration(metadata), also, key));
 }
 
 // ---- time range ----
@@ -80,6 +175,12 @@ void check_costs(const Scenario& s) {
 }
 
 }  // namespace
+
+void check_budget(const Scenario& s, std::string_view protocol) {
+  const Counts c = count(s);
+  check_members(s, c);
+  check_run_events(s, protocol, c);
+}
 
 void check_time_range(const Scenario& s) {
   for (const auto& ev : s.events) {

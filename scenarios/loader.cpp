@@ -33,9 +33,6 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
                          "coordinator-failover", "add-partitions", "subscribe", "upgrade",
                          "rolling-upgrade"};
 
-constexpr int kMaxMembers = 100000;
-constexpr int kMaxPartitions = 1000000;
-
 // Config keys whose value is the period of a timer that re-arms itself (a
 // metadata refresh, a retried request, a request timeout that resends): at 0
 // it would fire forever at one instant. Kafka accepts 0 for them.
@@ -64,7 +61,8 @@ class Loader {
   double number(const YAML::Node& n, std::string_view what, double lo, double hi) const;
   Duration duration(const YAML::Node& n, std::string_view what) const;
   std::uint64_t size(const YAML::Node& n, std::string_view what) const;
-  std::vector<std::string> string_list(const YAML::Node& n, std::string_view what) const;
+  std::vector<std::string> string_list(const YAML::Node& n, std::string_view what);
+  void count_listed(const YAML::Node& n, double names);
   const YAML::Node* find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const;
   const YAML::Node& require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
                             std::string_view key, std::string_view what) const;
@@ -86,7 +84,7 @@ class Loader {
   std::map<std::string, std::vector<std::string>> assignment_map(const YAML::Node& n, std::string_view what) const;
   void events(const YAML::Node& n);
   Event event(const YAML::Node& n);
-  Targets targets(const YAML::Node& n, std::string_view what) const;
+  Targets targets(const YAML::Node& n, std::string_view what);
   void metrics(const YAML::Node& n);
   void expect(const YAML::Node& n);
   Expectation expectation(const std::string& name, const YAML::Node& n) const;
@@ -97,6 +95,7 @@ class Loader {
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
   Scenario s_;
+  double listed_ = 0;  // names copied from lists so far, see count_listed
 };
 
 // ---------------------------------------------------------------- shapes --
@@ -180,11 +179,22 @@ std::uint64_t Loader::size(const YAML::Node& n, std::string_view what) const {
   return *v;
 }
 
-std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_view what) const {
+std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_view what) {
   need_sequence(n, what);
+  count_listed(n, static_cast<double>(n.size()));
   std::vector<std::string> out;
   for (const auto& item : n) out.push_back(scalar(item, fmt::format("an entry of {}", what)));
   return out;
+}
+
+// A YAML alias repeats a list at every use for a few bytes of file, so the
+// names the loader copies are counted before it copies them.
+void Loader::count_listed(const YAML::Node& n, double names) {
+  listed_ += names;
+  if (listed_ > kMaxListedNames)
+    fail(n, fmt::format("the file lists more than {} names (subscriptions and member lists, an alias counting at "
+                        "every use), more than this simulator loads",
+                        format_count(kMaxListedNames)));
 }
 
 // ---------------------------------------------------------------- top --
@@ -211,6 +221,7 @@ void Loader::top(const YAML::Node& root) {
   s_.name = scalar(require(e, root, "name", "a scenario"), "name");
   if (s_.name.empty()) fail(*find(e, "name"), "name must not be empty");
   s_.duration = duration(require(e, root, "duration", "a scenario"), "duration");
+  s_.duration_mark = mark_of(*find(e, "duration"));
   if (s_.duration <= Duration{0}) fail(*find(e, "duration"), "duration must be longer than 0s");
   if (auto* v = find(e, "description")) s_.description = scalar(*v, "description");
   if (auto* v = find(e, "seed")) s_.seed = static_cast<std::uint64_t>(integer(*v, "seed", 0, INT64_MAX));
@@ -248,6 +259,7 @@ void Loader::top(const YAML::Node& root) {
   if (s_.topics.empty() && s_.connectors.empty())
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
+  check_budget(s_, s_.protocol);  // before member ids are expanded
   check_members_over_time();
   check_time_range(s_);  // needs `all` resolved
 }
@@ -446,6 +458,7 @@ MemberSpec Loader::member(const YAML::Node& n, const Keys& allowed, std::string_
 }
 
 void Loader::members(const YAML::Node& n) {
+  s_.members_mark = mark_of(n);
   if (n.IsMap()) {  // {count: 100, prefix: m, subscribe: [...], ...}
     Keys allowed{"count", "prefix", "subscribe", "instance-id-prefix", "rack", "start"};
     const auto e = entries(n, "members", allowed);
@@ -459,6 +472,7 @@ void Loader::members(const YAML::Node& n) {
     for (const auto& kv : e)
       if (kv.first == "subscribe" || kv.first == "rack" || kv.first == "start") common.push_back(kv);
     member_fields(common, proto);
+    count_listed(n, static_cast<double>(count - 1) * static_cast<double>(proto.subscribe.size()));  // the copies
     std::optional<std::string> instance_prefix;
     if (auto* v = find(e, "instance-id-prefix")) instance_prefix = identifier(*v, "instance-id-prefix");
     for (int i = 0; i < count; ++i) {
@@ -471,6 +485,9 @@ void Loader::members(const YAML::Node& n) {
     }
   } else {
     need_sequence(n, "members");
+    if (n.size() > static_cast<std::size_t>(kMaxMembers))
+      fail(n, fmt::format("members lists {} members, more than the {} this simulator takes in one run",
+                          format_count(static_cast<double>(n.size())), format_count(kMaxMembers)));
     for (const auto& item : n) {
       MemberSpec m = member(item, kMemberKeys, "a member");
       for (const auto& other : s_.members)
@@ -528,7 +545,7 @@ void Loader::initial_assignment(const YAML::Node& n) {
   s_.initial_assignment = std::move(a);
 }
 
-Targets Loader::targets(const YAML::Node& n, std::string_view what) const {
+Targets Loader::targets(const YAML::Node& n, std::string_view what) {
   Targets t;
   if (n.IsScalar() && n.Scalar() == "all") {
     t.all = true;
@@ -542,6 +559,9 @@ Targets Loader::targets(const YAML::Node& n, std::string_view what) const {
 
 void Loader::events(const YAML::Node& n) {
   need_sequence(n, "events");
+  if (n.size() > kMaxEvents)
+    fail(n, fmt::format("events lists {} events, more than the {} this simulator takes in one file",
+                        format_count(static_cast<double>(n.size())), format_count(static_cast<double>(kMaxEvents))));
   for (const auto& item : n) s_.events.push_back(event(item));
   std::stable_sort(s_.events.begin(), s_.events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
 }
@@ -635,6 +655,7 @@ Event Loader::event(const YAML::Node& n) {
     if (auto* v = find(e, "subscribe")) {
       so.subscribe = string_list(*v, "subscribe");
       subscriptions(*v, so.subscribe);
+      count_listed(*v, static_cast<double>(so.count - 1) * static_cast<double>(so.subscribe.size()));  // each new member's copy
     }
     if (so.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
       fail(n, "scale-out members would subscribe to nothing; add subscribe: [TOPIC, ...]");

@@ -137,7 +137,7 @@ struct Scenario {
   Duration duration{0};
   std::string protocol = "eager";
   std::optional<std::string> assignor;
-  Mark protocol_mark, assignor_mark;
+  Mark protocol_mark, assignor_mark, duration_mark, members_mark;
   std::map<std::string, ConfigEntry> config;
   LatencyModel latency = LatencyModel::fixed(Duration{1000});
   double drop = 0.0;

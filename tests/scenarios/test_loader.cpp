@@ -1,5 +1,6 @@
 #include "scenarios/limits.hpp"
 #include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
 #include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
@@ -270,6 +271,72 @@ TEST_CASE("events may not reach past the 10-year clock, however their durations 
   CHECK(refusal("name: n\nduration: 1m\ncosts: {revoke: 87600h}\nconnectors: [{name: c, tasks: 8}]\nmembers: [{id: W}]\n"
                 "initial-assignment: {W: [c, c/0, c/1, c/2, c/3, c/4, c/5, c/6, c/7]}\n")
             .empty());
+}
+
+TEST_CASE("the budget: members x resources and the events a run executes, under the protocol it runs") {
+  // The project's scale target loads: 1,000 members x 100,000 partitions, an hour, 3 s heartbeats.
+  const Scenario target = load_text(
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 100000}]\n"
+      "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+      "events: [{at: 1m, rolling-bounce: all, down: 5s, interval: 30s}]\n",
+      "inline");
+  CHECK_NOTHROW(check_budget(target, "consumer"));
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 2001, prefix: m, subscribe: [T]}\n")
+            .find("4:10: 2,001 members over the run (members, joins, scale-outs) x 100,000 resources") == 0);
+  // Growth counts at its largest, and joining members count.
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, add-partitions: {topic: T, count: 200001}}]\n")
+            .find("x 200,001 resources") != std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, scale-out: 1001, subscribe: [T]}]\n")
+            .find("2,001 members over the run") != std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\nconnectors: [{name: c, tasks: 199999}]\n"
+                "members: {count: 1001, prefix: w}\n")
+            .find("x 200,000 resources") != std::string::npos);
+  // Heartbeats: 100,000 members over 30 days do not pass, and the message
+  // names the numbers and the keys.
+  CHECK(refusal("name: n\nduration: 720h\ntopics: [{name: T, partitions: 4}]\n"
+                "members: {count: 100000, prefix: m, subscribe: [T]}\n")
+            .find("2:11: this run would execute about 87,264,000,000 events") == 0);
+  // A rolling bounce of every member makes every member rejoin each time.
+  CHECK(refusal("name: n\nduration: 1h\ntopics: [{name: T, partitions: 4}]\n"
+                "members: {count: 10000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 100ms}]\n")
+            .find("plus every member rejoining at each of 10,000 disruptions") != std::string::npos);
+  // The heartbeat interval is the protocol's: `run --protocol` is checked again.
+  const Scenario slow = load_text(
+      "name: n\nduration: 4h\nprotocol: consumer\n"
+      "config: {session.timeout.ms: 10000, heartbeat.interval.ms: 1000, group.consumer.heartbeat.interval.ms: 20s}\n"
+      "topics: [{name: T, partitions: 4}]\nmembers: {count: 10000, prefix: m, subscribe: [T]}\n",
+      "inline");
+  CHECK_NOTHROW(check_budget(slow, "consumer"));
+  CHECK_THROWS_AS(check_budget(slow, "eager"), InputError);
+  RunOptions eager;
+  eager.protocol = "eager";
+  CHECK_THROWS_WITH_AS(run(slow, eager), doctest::Contains("(heartbeat.interval.ms)"), InputError);
+}
+
+TEST_CASE("counts that would allocate are checked before the loader copies anything") {
+  auto aliases = [](const std::string& head, std::size_t n, const std::string& first, const std::string& tail) {
+    std::string text = head + "[&x " + first;
+    for (std::size_t i = 1; i < n; ++i) text += ", *x";
+    return text + "]\n" + tail;
+  };
+  const std::string head = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 1}]\n";
+  CHECK(refusal(aliases(head + "members: ", 100001, "{id: A, subscribe: [T]}", "")) ==
+        "4:10: members lists 100,001 members, more than the 100,000 this simulator takes in one run");
+  CHECK(refusal(aliases(head + "members: [{id: A, subscribe: [T]}]\nevents: ", 1000001, "{at: 1s, pause: A, for: 1s}", ""))
+            .find("5:9: events lists 1,000,001 events, more than the 1,000,000") == 0);
+  // One subscription of 2,000 names, repeated by alias for 5,001 members.
+  std::string names = "[T";
+  for (int i = 1; i < 2000; ++i) names += ", T";
+  names += "]";
+  std::string members = "members:\n  - {id: m0, subscribe: &s " + names + "}\n";
+  for (int i = 1; i <= 5000; ++i) members += fmt::format("  - {{id: m{}, subscribe: *s}}\n", i);
+  CHECK(refusal(head + members).find("the file lists more than 10,000,000 names") != std::string::npos);
 }
 
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
