@@ -81,6 +81,9 @@ class Loader {
   void member_fields(const std::vector<std::pair<std::string, YAML::Node>>& e, MemberSpec& m);
   void subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const;
   void initial_assignment(const YAML::Node& n);
+  void check_subscribed(const YAML::Node& n, const MemberSpec& m, const ResourceIndex& index) const;
+  void check_complete(const YAML::Node& n, const std::map<std::string, std::vector<std::string>>& a,
+                      const ResourceIndex& index) const;
   std::map<std::string, std::vector<std::string>> assignment_map(const YAML::Node& n, std::string_view what) const;
   void events(const YAML::Node& n);
   Event event(const YAML::Node& n);
@@ -509,10 +512,9 @@ void Loader::members(const YAML::Node& n) {
 
 std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAML::Node& n, std::string_view what) const {
   if (!n.IsMap()) fail(n, fmt::format("{} must map member ids to lists of resources", what));
+  const ResourceIndex index(s_);
   std::map<std::string, std::vector<std::string>> out;
-  std::map<std::string, std::string> owner;
-  Keys ids;
-  for (const auto& m : s_.members) ids.push_back(m.id);
+  std::map<std::string, std::string> owner;  // by the simulator's name: T-01 and T-1 are one partition
   for (const auto& kv : n) {
     const std::string member = scalar(kv.first, "a member id");
     if (out.count(member) != 0) fail(kv.first, fmt::format("member '{}' appears twice in {}", member, what));
@@ -520,9 +522,9 @@ std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAM
     need_sequence(kv.second, fmt::format("{} of '{}'", what, member));
     for (const auto& r : kv.second) {
       const std::string name = scalar(r, "a resource");
-      if (const std::string why = check_resource(s_, name); !why.empty())
-        fail(r, fmt::format("unknown resource '{}': {}", name, why));
-      if (auto [it, fresh] = owner.emplace(name, member); !fresh)
+      const Resource resource = check_resource(index, name);
+      if (!resource.error.empty()) fail(r, fmt::format("unknown resource '{}': {}", name, resource.error));
+      if (auto [it, fresh] = owner.emplace(resource.name, member); !fresh)
         fail(r, fmt::format("resource '{}' is given to both '{}' and '{}'", name, it->second, member));
       list.push_back(name);
     }
@@ -532,17 +534,79 @@ std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAM
 
 void Loader::initial_assignment(const YAML::Node& n) {
   auto a = assignment_map(n, "initial-assignment");
-  Keys ids;
-  for (const auto& m : s_.members) ids.push_back(m.id);
+  std::map<std::string, const MemberSpec*> by_id;
+  for (const auto& m : s_.members) by_id.emplace(m.id, &m);
+  const ResourceIndex index(s_);
   for (const auto& kv : n) {
     const std::string id = kv.first.Scalar();
-    auto it = std::find_if(s_.members.begin(), s_.members.end(), [&](const MemberSpec& m) { return m.id == id; });
-    if (it == s_.members.end())
+    const auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      Keys ids;
+      for (const auto& m : s_.members) ids.push_back(m.id);
       fail(kv.first, fmt::format("initial-assignment names unknown member '{}'{}", id, did_you_mean(id, ids)));
-    if (it->start != Duration{0})
-      fail(kv.first, fmt::format("member '{}' starts at {}; only members present at 0s can start with an assignment", id, format_duration(it->start)));
+    }
+    if (it->second->start != Duration{0})
+      fail(kv.first, fmt::format("member '{}' starts at {}; only members present at 0s can start with an assignment", id, format_duration(it->second->start)));
+    check_subscribed(kv.second, *it->second, index);
   }
+  check_complete(n, a, index);
   s_.initial_assignment = std::move(a);
+}
+
+// A member owns only what it runs: partitions of the topics it subscribes
+// to or, a Connect worker without subscribe, any connector and task.
+// Stream tasks come from the topology, which this version does not simulate.
+void Loader::check_subscribed(const YAML::Node& list, const MemberSpec& m, const ResourceIndex& index) const {
+  if (!s_.subtopologies.empty()) return;
+  const bool worker = m.subscribe.empty() && !s_.connectors.empty();
+  const std::set<std::string> topics(m.subscribe.begin(), m.subscribe.end());
+  for (const auto& r : list) {
+    const std::string owner = check_resource(index, r.Scalar()).owner;
+    if (worker ? index.tasks.count(owner) == 0 : topics.count(owner) == 0)
+      fail(r, fmt::format("member '{}' is given {} but does not subscribe to '{}'", m.id, r.Scalar(), owner));
+  }
+}
+
+// The run starts Stable from the initial assignment, and a Stable group
+// never assigns what nobody owns: every resource a member present at 0s
+// runs must be someone's. Counted per topic or connector, so that only a
+// few missing names are ever spelled out.
+void Loader::check_complete(const YAML::Node& n, const std::map<std::string, std::vector<std::string>>& a,
+                            const ResourceIndex& index) const {
+  if (!s_.subtopologies.empty()) return;
+  std::set<std::string> assigned;
+  std::map<std::string, std::int64_t> have;  // topic or connector -> resources assigned
+  for (const auto& [member, list] : a)
+    for (const auto& r : list) {
+      const Resource resource = check_resource(index, r);
+      assigned.insert(resource.name);
+      ++have[resource.owner];
+    }
+  std::set<std::string> topics;
+  bool workers = false;
+  for (const auto& m : s_.members) {
+    if (m.start != Duration{0}) continue;
+    topics.insert(m.subscribe.begin(), m.subscribe.end());
+    workers |= m.subscribe.empty() && !s_.connectors.empty();
+  }
+  std::vector<std::string> names;  // the first few missing
+  std::int64_t missing = 0;
+  auto need = [&](const std::string& owner, std::int64_t count, auto name_of) {
+    const std::int64_t gap = count - have[owner];
+    missing += gap;
+    for (std::int64_t i = 0; gap > 0 && names.size() < 5 && i < count; ++i)
+      if (assigned.count(name_of(i)) == 0) names.push_back(name_of(i));
+  };
+  for (const auto& t : s_.topics)
+    if (topics.count(t.name) != 0) need(t.name, t.partitions, [&](std::int64_t i) { return partition_name(t.name, static_cast<int>(i)); });
+  for (const auto& c : s_.connectors)
+    if (workers) need(c.name, c.tasks + 1, [&](std::int64_t i) { return i == 0 ? c.name : fmt::format("{}/{}", c.name, i - 1); });
+  if (missing == 0) return;
+  const std::int64_t more = missing - static_cast<std::int64_t>(names.size());
+  fail(n, fmt::format("initial-assignment leaves {}{} unassigned; a stable group owns every {} its members {}",
+                      fmt::join(names, ", "), more > 0 ? fmt::format(" and {} more", more) : std::string(),
+                      s_.connectors.empty() ? "partition" : "resource",
+                      s_.connectors.empty() ? "subscribe to" : "run (their topics' partitions; every connector and task for a Connect worker)"));
 }
 
 Targets Loader::targets(const YAML::Node& n, std::string_view what) {

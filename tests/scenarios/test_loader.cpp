@@ -339,6 +339,30 @@ TEST_CASE("counts that would allocate are checked before the loader copies anyth
   CHECK(refusal(head + members).find("the file lists more than 10,000,000 names") != std::string::npos);
 }
 
+TEST_CASE("an initial assignment gives out everything the present members run, and only that") {
+  const std::string topics = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 3}, {name: U, partitions: 1}]\n";
+  // C starts later: it is not in the initial group, and U is nobody's yet.
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [U], start: 5s}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1]}\n")
+            .empty());
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T, U]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0], B: []}\n") ==
+        "5:21: initial-assignment leaves T-1, T-2, U-0 unassigned; a stable group owns every partition its members subscribe to");
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1, U-0]}\n") ==
+        "5:46: member 'B' is given U-0 but does not subscribe to 'U'");
+  // The same partition written two ways is still one partition.
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0, T-2, T-1], B: [T-+1]}\n")
+            .find("resource 'T-+1' is given to both 'A' and 'B'") != std::string::npos);
+  // Connect: a worker without subscribe runs every connector and its tasks.
+  const std::string connect = "name: n\nduration: 1m\nconnectors: [{name: c, tasks: 2}, {name: d, tasks: 1}]\n"
+                              "members: [{id: W1}, {id: W2}]\n";
+  CHECK(refusal(connect + "initial-assignment: {W1: [c, c/0, d/0], W2: [c/1, d]}\n").empty());
+  CHECK(refusal(connect + "initial-assignment: {W1: [c, c/0], W2: [c/1]}\n").find("leaves d, d/0 unassigned") !=
+        std::string::npos);
+}
+
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
 // must fail at exactly that position with a message containing the text.
 TEST_CASE("every bad input is rejected with file, line, column and a clear message") {
