@@ -63,6 +63,7 @@ class Loader {
   std::uint64_t size(const YAML::Node& n, std::string_view what) const;
   std::vector<std::string> string_list(const YAML::Node& n, std::string_view what);
   void count_listed(const YAML::Node& n, double names);
+  bool has_topic(std::string_view name) const { return topic_names_.count(name) != 0; }
   const YAML::Node* find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const;
   const YAML::Node& require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
                             std::string_view key, std::string_view what) const;
@@ -98,6 +99,7 @@ class Loader {
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
   Scenario s_;
+  std::set<std::string, std::less<>> topic_names_;
   double listed_ = 0;  // names copied from lists so far, see count_listed
 };
 
@@ -379,7 +381,7 @@ void Loader::topics(const YAML::Node& n) {
     t.mark = mark_of(item);
     t.name = identifier(require(e, item, "name", "a topic"), "topic name");
     t.partitions = static_cast<int>(integer(require(e, item, "partitions", "a topic"), "partitions", 1, kMaxPartitions));
-    if (s_.find_topic(t.name) != nullptr) fail(*find(e, "name"), fmt::format("topic '{}' is declared twice", t.name));
+    if (!topic_names_.insert(t.name).second) fail(*find(e, "name"), fmt::format("topic '{}' is declared twice", t.name));
     s_.topics.push_back(t);
   }
 }
@@ -388,14 +390,13 @@ void Loader::topology(const YAML::Node& n) {
   const auto e = entries(n, "topology", {"subtopologies"});
   const YAML::Node& subs = require(e, n, "subtopologies", "topology");
   need_sequence(subs, "subtopologies");
-  std::set<std::string> sinks;
+  std::set<std::string> sinks, ids;
   for (const auto& item : subs) {
     const auto se = entries(item, "a subtopology", {"id", "source", "repartition-sink", "state"});
     Subtopology st;
     st.mark = mark_of(item);
     st.id = identifier(require(se, item, "id", "a subtopology"), "subtopology id");
-    for (const auto& other : s_.subtopologies)
-      if (other.id == st.id) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
+    if (!ids.insert(st.id).second) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
     st.source = string_list(require(se, item, "source", "a subtopology"), "source");
     if (auto* v = find(se, "repartition-sink")) st.repartition_sink = string_list(*v, "repartition-sink");
     if (auto* v = find(se, "state")) st.state = string_list(*v, "state");
@@ -407,7 +408,7 @@ void Loader::topology(const YAML::Node& n) {
     const auto& st = s_.subtopologies[i];
     for (std::size_t j = 0; j < st.source.size(); ++j) {
       const auto& src = st.source[j];
-      if (s_.find_topic(src) == nullptr && sinks.count(src) == 0)
+      if (!has_topic(src) && sinks.count(src) == 0)
         fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink", st.id, src));
     }
   }
@@ -415,6 +416,7 @@ void Loader::topology(const YAML::Node& n) {
 
 void Loader::connectors(const YAML::Node& n) {
   need_sequence(n, "connectors");
+  std::set<std::string> names;
   for (const auto& item : n) {
     const auto e = entries(item, "a connector", {"name", "tasks", "revoke-cost", "assign-cost"});
     Connector c;
@@ -423,15 +425,14 @@ void Loader::connectors(const YAML::Node& n) {
     c.tasks = static_cast<int>(integer(require(e, item, "tasks", "a connector"), "tasks", 0, kMaxPartitions));
     if (auto* v = find(e, "revoke-cost")) c.revoke_cost = duration(*v, "revoke cost");
     if (auto* v = find(e, "assign-cost")) c.assign_cost = duration(*v, "assign cost");
-    for (const auto& other : s_.connectors)
-      if (other.name == c.name) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
+    if (!names.insert(c.name).second) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
     s_.connectors.push_back(c);
   }
 }
 
 void Loader::subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const {
   for (std::size_t i = 0; i < topics.size(); ++i) {
-    if (s_.find_topic(topics[i]) != nullptr) continue;
+    if (has_topic(topics[i])) continue;
     Keys names;
     for (const auto& t : s_.topics) names.push_back(t.name);
     fail(n[i], fmt::format("unknown topic '{}'{}", topics[i], did_you_mean(topics[i], names)));
@@ -491,10 +492,10 @@ void Loader::members(const YAML::Node& n) {
     if (n.size() > static_cast<std::size_t>(kMaxMembers))
       fail(n, fmt::format("members lists {} members, more than the {} this simulator takes in one run",
                           format_count(static_cast<double>(n.size())), format_count(kMaxMembers)));
+    std::set<std::string> ids;
     for (const auto& item : n) {
       MemberSpec m = member(item, kMemberKeys, "a member");
-      for (const auto& other : s_.members)
-        if (other.id == m.id) fail(item["id"], fmt::format("member id '{}' is used twice", m.id));
+      if (!ids.insert(m.id).second) fail(item["id"], fmt::format("member id '{}' is used twice", m.id));
       s_.members.push_back(m);
     }
   }
@@ -653,7 +654,7 @@ Event Loader::event(const YAML::Node& n) {
   const YAML::Node& arg = *find(e, ev.kind);
 
   // Which modifiers each action takes; anything else is a mistake.
-  std::map<std::string, Keys> takes{
+  static const std::map<std::string, Keys> takes{
       {"join", {"subscribe", "instance-id", "rack"}}, {"leave", {}}, {"crash", {}},
       {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
       {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
@@ -742,7 +743,7 @@ Event Loader::event(const YAML::Node& n) {
     AddPartitions ap;
     const YAML::Node& tn = require(ae, arg, "topic", "add-partitions");
     ap.topic = scalar(tn, "topic");
-    if (s_.find_topic(ap.topic) == nullptr) {
+    if (!has_topic(ap.topic)) {
       Keys names;
       for (const auto& t : s_.topics) names.push_back(t.name);
       fail(tn, fmt::format("unknown topic '{}'{}", ap.topic, did_you_mean(ap.topic, names)));
