@@ -2,8 +2,10 @@
 
 #include "protocols/catalog.hpp"
 #include "scenarios/config_keys.hpp"
+#include "scenarios/limits.hpp"
 #include "scenarios/metric_names.hpp"
 #include "scenarios/resources.hpp"
+#include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
 #include <fmt/format.h>
@@ -31,8 +33,10 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
                          "coordinator-failover", "add-partitions", "subscribe", "upgrade",
                          "rolling-upgrade"};
 
-constexpr int kMaxMembers = 100000;
-constexpr int kMaxPartitions = 1000000;
+// Config keys whose value is the period of a timer that re-arms itself (a
+// metadata refresh, a retried request, a request timeout that resends): at 0
+// it would fire forever at one instant. Kafka accepts 0 for them.
+const Keys kRearmingKeys{"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"};
 
 class Loader {
  public:
@@ -57,7 +61,9 @@ class Loader {
   double number(const YAML::Node& n, std::string_view what, double lo, double hi) const;
   Duration duration(const YAML::Node& n, std::string_view what) const;
   std::uint64_t size(const YAML::Node& n, std::string_view what) const;
-  std::vector<std::string> string_list(const YAML::Node& n, std::string_view what) const;
+  std::vector<std::string> string_list(const YAML::Node& n, std::string_view what);
+  void count_listed(const YAML::Node& n, double names);
+  bool has_topic(std::string_view name) const { return topic_names_.count(name) != 0; }
   const YAML::Node* find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const;
   const YAML::Node& require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
                             std::string_view key, std::string_view what) const;
@@ -76,10 +82,13 @@ class Loader {
   void member_fields(const std::vector<std::pair<std::string, YAML::Node>>& e, MemberSpec& m);
   void subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const;
   void initial_assignment(const YAML::Node& n);
+  void check_subscribed(const YAML::Node& n, const MemberSpec& m, const ResourceIndex& index) const;
+  void check_complete(const YAML::Node& n, const std::map<std::string, std::vector<std::string>>& a,
+                      const ResourceIndex& index) const;
   std::map<std::string, std::vector<std::string>> assignment_map(const YAML::Node& n, std::string_view what) const;
   void events(const YAML::Node& n);
   Event event(const YAML::Node& n);
-  Targets targets(const YAML::Node& n, std::string_view what) const;
+  Targets targets(const YAML::Node& n, std::string_view what);
   void metrics(const YAML::Node& n);
   void expect(const YAML::Node& n);
   Expectation expectation(const std::string& name, const YAML::Node& n) const;
@@ -87,8 +96,11 @@ class Loader {
   // ---- cross-checks over the whole file ----
   void check_members_over_time();
   void check_config();
+  void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
   Scenario s_;
+  std::set<std::string, std::less<>> topic_names_;
+  double listed_ = 0;  // names copied from lists so far, see count_listed
 };
 
 // ---------------------------------------------------------------- shapes --
@@ -172,16 +184,28 @@ std::uint64_t Loader::size(const YAML::Node& n, std::string_view what) const {
   return *v;
 }
 
-std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_view what) const {
+std::vector<std::string> Loader::string_list(const YAML::Node& n, std::string_view what) {
   need_sequence(n, what);
+  count_listed(n, static_cast<double>(n.size()));
   std::vector<std::string> out;
   for (const auto& item : n) out.push_back(scalar(item, fmt::format("an entry of {}", what)));
   return out;
 }
 
+// A YAML alias repeats a list at every use for a few bytes of file, so the
+// names the loader copies are counted before it copies them.
+void Loader::count_listed(const YAML::Node& n, double names) {
+  listed_ += names;
+  if (listed_ > kMaxListedNames)
+    fail(n, fmt::format("the file lists more than {} names (subscriptions and member lists, an alias counting at "
+                        "every use), more than this simulator loads",
+                        format_count(kMaxListedNames)));
+}
+
 // ---------------------------------------------------------------- top --
 
 Scenario Loader::load(const std::string& text) {
+  if (const auto fault = find_text_fault(text)) fail(Mark{fault->line, fault->column}, fault->what);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -202,6 +226,7 @@ void Loader::top(const YAML::Node& root) {
   s_.name = scalar(require(e, root, "name", "a scenario"), "name");
   if (s_.name.empty()) fail(*find(e, "name"), "name must not be empty");
   s_.duration = duration(require(e, root, "duration", "a scenario"), "duration");
+  s_.duration_mark = mark_of(*find(e, "duration"));
   if (s_.duration <= Duration{0}) fail(*find(e, "duration"), "duration must be longer than 0s");
   if (auto* v = find(e, "description")) s_.description = scalar(*v, "description");
   if (auto* v = find(e, "seed")) s_.seed = static_cast<std::uint64_t>(integer(*v, "seed", 0, INT64_MAX));
@@ -239,7 +264,9 @@ void Loader::top(const YAML::Node& root) {
   if (s_.topics.empty() && s_.connectors.empty())
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
+  check_budget(s_, s_.protocol);  // before member ids are expanded
   check_members_over_time();
+  check_time_range(s_);  // needs `all` resolved
 }
 
 // ---------------------------------------------------------------- sections --
@@ -260,6 +287,10 @@ void Loader::config(const YAML::Node& n) {
         } else {
           value = duration(v, what);
         }
+        const bool rearms = std::find(kRearmingKeys.begin(), kRearmingKeys.end(), key) != kRearmingKeys.end();
+        if (rearms && std::get<Duration>(value) == Duration{0})
+          fail(v, fmt::format("{} must be above 0 in this simulator (Kafka accepts 0): it is the period of a timer "
+                              "that re-arms itself, which at 0 would fire forever at one instant", what));
         break;
       }
       case ConfigKind::Integer:
@@ -322,6 +353,7 @@ void Loader::network(const YAML::Node& n) {
 }
 
 void Loader::costs(const YAML::Node& n) {
+  s_.costs.mark = mark_of(n);
   for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate"})) {
     if (key == "revoke") s_.costs.revoke = duration(v, "revoke cost");
     if (key == "assign") s_.costs.assign = duration(v, "assign cost");
@@ -353,7 +385,7 @@ void Loader::topics(const YAML::Node& n) {
     t.mark = mark_of(item);
     t.name = identifier(require(e, item, "name", "a topic"), "topic name");
     t.partitions = static_cast<int>(integer(require(e, item, "partitions", "a topic"), "partitions", 1, kMaxPartitions));
-    if (s_.find_topic(t.name) != nullptr) fail(*find(e, "name"), fmt::format("topic '{}' is declared twice", t.name));
+    if (!topic_names_.insert(t.name).second) fail(*find(e, "name"), fmt::format("topic '{}' is declared twice", t.name));
     s_.topics.push_back(t);
   }
 }
@@ -362,14 +394,13 @@ void Loader::topology(const YAML::Node& n) {
   const auto e = entries(n, "topology", {"subtopologies"});
   const YAML::Node& subs = require(e, n, "subtopologies", "topology");
   need_sequence(subs, "subtopologies");
-  std::set<std::string> sinks;
+  std::set<std::string> sinks, ids;
   for (const auto& item : subs) {
     const auto se = entries(item, "a subtopology", {"id", "source", "repartition-sink", "state"});
     Subtopology st;
     st.mark = mark_of(item);
     st.id = identifier(require(se, item, "id", "a subtopology"), "subtopology id");
-    for (const auto& other : s_.subtopologies)
-      if (other.id == st.id) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
+    if (!ids.insert(st.id).second) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
     st.source = string_list(require(se, item, "source", "a subtopology"), "source");
     if (auto* v = find(se, "repartition-sink")) st.repartition_sink = string_list(*v, "repartition-sink");
     if (auto* v = find(se, "state")) st.state = string_list(*v, "state");
@@ -381,7 +412,7 @@ void Loader::topology(const YAML::Node& n) {
     const auto& st = s_.subtopologies[i];
     for (std::size_t j = 0; j < st.source.size(); ++j) {
       const auto& src = st.source[j];
-      if (s_.find_topic(src) == nullptr && sinks.count(src) == 0)
+      if (!has_topic(src) && sinks.count(src) == 0)
         fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink", st.id, src));
     }
   }
@@ -389,6 +420,7 @@ void Loader::topology(const YAML::Node& n) {
 
 void Loader::connectors(const YAML::Node& n) {
   need_sequence(n, "connectors");
+  std::set<std::string> names;
   for (const auto& item : n) {
     const auto e = entries(item, "a connector", {"name", "tasks", "revoke-cost", "assign-cost"});
     Connector c;
@@ -397,15 +429,14 @@ void Loader::connectors(const YAML::Node& n) {
     c.tasks = static_cast<int>(integer(require(e, item, "tasks", "a connector"), "tasks", 0, kMaxPartitions));
     if (auto* v = find(e, "revoke-cost")) c.revoke_cost = duration(*v, "revoke cost");
     if (auto* v = find(e, "assign-cost")) c.assign_cost = duration(*v, "assign cost");
-    for (const auto& other : s_.connectors)
-      if (other.name == c.name) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
+    if (!names.insert(c.name).second) fail(*find(e, "name"), fmt::format("connector '{}' is declared twice", c.name));
     s_.connectors.push_back(c);
   }
 }
 
 void Loader::subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const {
   for (std::size_t i = 0; i < topics.size(); ++i) {
-    if (s_.find_topic(topics[i]) != nullptr) continue;
+    if (has_topic(topics[i])) continue;
     Keys names;
     for (const auto& t : s_.topics) names.push_back(t.name);
     fail(n[i], fmt::format("unknown topic '{}'{}", topics[i], did_you_mean(topics[i], names)));
@@ -435,6 +466,7 @@ MemberSpec Loader::member(const YAML::Node& n, const Keys& allowed, std::string_
 }
 
 void Loader::members(const YAML::Node& n) {
+  s_.members_mark = mark_of(n);
   if (n.IsMap()) {  // {count: 100, prefix: m, subscribe: [...], ...}
     Keys allowed{"count", "prefix", "subscribe", "instance-id-prefix", "rack", "start"};
     const auto e = entries(n, "members", allowed);
@@ -448,6 +480,7 @@ void Loader::members(const YAML::Node& n) {
     for (const auto& kv : e)
       if (kv.first == "subscribe" || kv.first == "rack" || kv.first == "start") common.push_back(kv);
     member_fields(common, proto);
+    count_listed(n, static_cast<double>(count - 1) * static_cast<double>(proto.subscribe.size()));  // the copies
     std::optional<std::string> instance_prefix;
     if (auto* v = find(e, "instance-id-prefix")) instance_prefix = identifier(*v, "instance-id-prefix");
     for (int i = 0; i < count; ++i) {
@@ -460,10 +493,13 @@ void Loader::members(const YAML::Node& n) {
     }
   } else {
     need_sequence(n, "members");
+    if (n.size() > static_cast<std::size_t>(kMaxMembers))
+      fail(n, fmt::format("members lists {} members, more than the {} this simulator takes in one run",
+                          format_count(static_cast<double>(n.size())), format_count(kMaxMembers)));
+    std::set<std::string> ids;
     for (const auto& item : n) {
       MemberSpec m = member(item, kMemberKeys, "a member");
-      for (const auto& other : s_.members)
-        if (other.id == m.id) fail(item["id"], fmt::format("member id '{}' is used twice", m.id));
+      if (!ids.insert(m.id).second) fail(item["id"], fmt::format("member id '{}' is used twice", m.id));
       s_.members.push_back(m);
     }
   }
@@ -481,10 +517,9 @@ void Loader::members(const YAML::Node& n) {
 
 std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAML::Node& n, std::string_view what) const {
   if (!n.IsMap()) fail(n, fmt::format("{} must map member ids to lists of resources", what));
+  const ResourceIndex index(s_);
   std::map<std::string, std::vector<std::string>> out;
-  std::map<std::string, std::string> owner;
-  Keys ids;
-  for (const auto& m : s_.members) ids.push_back(m.id);
+  std::map<std::string, std::string> owner;  // by the simulator's name: T-01 and T-1 are one partition
   for (const auto& kv : n) {
     const std::string member = scalar(kv.first, "a member id");
     if (out.count(member) != 0) fail(kv.first, fmt::format("member '{}' appears twice in {}", member, what));
@@ -492,9 +527,9 @@ std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAM
     need_sequence(kv.second, fmt::format("{} of '{}'", what, member));
     for (const auto& r : kv.second) {
       const std::string name = scalar(r, "a resource");
-      if (const std::string why = check_resource(s_, name); !why.empty())
-        fail(r, fmt::format("unknown resource '{}': {}", name, why));
-      if (auto [it, fresh] = owner.emplace(name, member); !fresh)
+      const Resource resource = check_resource(index, name);
+      if (!resource.error.empty()) fail(r, fmt::format("unknown resource '{}': {}", name, resource.error));
+      if (auto [it, fresh] = owner.emplace(resource.name, member); !fresh)
         fail(r, fmt::format("resource '{}' is given to both '{}' and '{}'", name, it->second, member));
       list.push_back(name);
     }
@@ -504,20 +539,82 @@ std::map<std::string, std::vector<std::string>> Loader::assignment_map(const YAM
 
 void Loader::initial_assignment(const YAML::Node& n) {
   auto a = assignment_map(n, "initial-assignment");
-  Keys ids;
-  for (const auto& m : s_.members) ids.push_back(m.id);
+  std::map<std::string, const MemberSpec*> by_id;
+  for (const auto& m : s_.members) by_id.emplace(m.id, &m);
+  const ResourceIndex index(s_);
   for (const auto& kv : n) {
     const std::string id = kv.first.Scalar();
-    auto it = std::find_if(s_.members.begin(), s_.members.end(), [&](const MemberSpec& m) { return m.id == id; });
-    if (it == s_.members.end())
+    const auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      Keys ids;
+      for (const auto& m : s_.members) ids.push_back(m.id);
       fail(kv.first, fmt::format("initial-assignment names unknown member '{}'{}", id, did_you_mean(id, ids)));
-    if (it->start != Duration{0})
-      fail(kv.first, fmt::format("member '{}' starts at {}; only members present at 0s can start with an assignment", id, format_duration(it->start)));
+    }
+    if (it->second->start != Duration{0})
+      fail(kv.first, fmt::format("member '{}' starts at {}; only members present at 0s can start with an assignment", id, format_duration(it->second->start)));
+    check_subscribed(kv.second, *it->second, index);
   }
+  check_complete(n, a, index);
   s_.initial_assignment = std::move(a);
 }
 
-Targets Loader::targets(const YAML::Node& n, std::string_view what) const {
+// A member owns only what it runs: partitions of the topics it subscribes
+// to or, a Connect worker without subscribe, any connector and task.
+// Stream tasks come from the topology, which this version does not simulate.
+void Loader::check_subscribed(const YAML::Node& list, const MemberSpec& m, const ResourceIndex& index) const {
+  if (!s_.subtopologies.empty()) return;
+  const bool worker = m.subscribe.empty() && !s_.connectors.empty();
+  const std::set<std::string> topics(m.subscribe.begin(), m.subscribe.end());
+  for (const auto& r : list) {
+    const std::string owner = check_resource(index, r.Scalar()).owner;
+    if (worker ? index.tasks.count(owner) == 0 : topics.count(owner) == 0)
+      fail(r, fmt::format("member '{}' is given {} but does not subscribe to '{}'", m.id, r.Scalar(), owner));
+  }
+}
+
+// The run starts Stable from the initial assignment, and a Stable group
+// never assigns what nobody owns: every resource a member present at 0s
+// runs must be someone's. Counted per topic or connector, so that only a
+// few missing names are ever spelled out.
+void Loader::check_complete(const YAML::Node& n, const std::map<std::string, std::vector<std::string>>& a,
+                            const ResourceIndex& index) const {
+  if (!s_.subtopologies.empty()) return;
+  std::set<std::string> assigned;
+  std::map<std::string, std::int64_t> have;  // topic or connector -> resources assigned
+  for (const auto& [member, list] : a)
+    for (const auto& r : list) {
+      const Resource resource = check_resource(index, r);
+      assigned.insert(resource.name);
+      ++have[resource.owner];
+    }
+  std::set<std::string> topics;
+  bool workers = false;
+  for (const auto& m : s_.members) {
+    if (m.start != Duration{0}) continue;
+    topics.insert(m.subscribe.begin(), m.subscribe.end());
+    workers |= m.subscribe.empty() && !s_.connectors.empty();
+  }
+  std::vector<std::string> names;  // the first few missing
+  std::int64_t missing = 0;
+  auto need = [&](const std::string& owner, std::int64_t count, auto name_of) {
+    const std::int64_t gap = count - have[owner];
+    missing += gap;
+    for (std::int64_t i = 0; gap > 0 && names.size() < 5 && i < count; ++i)
+      if (assigned.count(name_of(i)) == 0) names.push_back(name_of(i));
+  };
+  for (const auto& t : s_.topics)
+    if (topics.count(t.name) != 0) need(t.name, t.partitions, [&](std::int64_t i) { return partition_name(t.name, static_cast<int>(i)); });
+  for (const auto& c : s_.connectors)
+    if (workers) need(c.name, c.tasks + 1, [&](std::int64_t i) { return i == 0 ? c.name : fmt::format("{}/{}", c.name, i - 1); });
+  if (missing == 0) return;
+  const std::int64_t more = missing - static_cast<std::int64_t>(names.size());
+  fail(n, fmt::format("initial-assignment leaves {}{} unassigned; a stable group owns every {} its members {}",
+                      fmt::join(names, ", "), more > 0 ? fmt::format(" and {} more", more) : std::string(),
+                      s_.connectors.empty() ? "partition" : "resource",
+                      s_.connectors.empty() ? "subscribe to" : "run (their topics' partitions; every connector and task for a Connect worker)"));
+}
+
+Targets Loader::targets(const YAML::Node& n, std::string_view what) {
   Targets t;
   if (n.IsScalar() && n.Scalar() == "all") {
     t.all = true;
@@ -531,6 +628,9 @@ Targets Loader::targets(const YAML::Node& n, std::string_view what) const {
 
 void Loader::events(const YAML::Node& n) {
   need_sequence(n, "events");
+  if (n.size() > kMaxEvents)
+    fail(n, fmt::format("events lists {} events, more than the {} this simulator takes in one file",
+                        format_count(static_cast<double>(n.size())), format_count(static_cast<double>(kMaxEvents))));
   for (const auto& item : n) s_.events.push_back(event(item));
   std::stable_sort(s_.events.begin(), s_.events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
 }
@@ -558,7 +658,7 @@ Event Loader::event(const YAML::Node& n) {
   const YAML::Node& arg = *find(e, ev.kind);
 
   // Which modifiers each action takes; anything else is a mistake.
-  std::map<std::string, Keys> takes{
+  static const std::map<std::string, Keys> takes{
       {"join", {"subscribe", "instance-id", "rack"}}, {"leave", {}}, {"crash", {}},
       {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
       {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
@@ -624,6 +724,7 @@ Event Loader::event(const YAML::Node& n) {
     if (auto* v = find(e, "subscribe")) {
       so.subscribe = string_list(*v, "subscribe");
       subscriptions(*v, so.subscribe);
+      count_listed(*v, static_cast<double>(so.count - 1) * static_cast<double>(so.subscribe.size()));  // each new member's copy
     }
     if (so.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
       fail(n, "scale-out members would subscribe to nothing; add subscribe: [TOPIC, ...]");
@@ -646,7 +747,7 @@ Event Loader::event(const YAML::Node& n) {
     AddPartitions ap;
     const YAML::Node& tn = require(ae, arg, "topic", "add-partitions");
     ap.topic = scalar(tn, "topic");
-    if (s_.find_topic(ap.topic) == nullptr) {
+    if (!has_topic(ap.topic)) {
       Keys names;
       for (const auto& t : s_.topics) names.push_back(t.name);
       fail(tn, fmt::format("unknown topic '{}'{}", ap.topic, did_you_mean(ap.topic, names)));
@@ -706,7 +807,7 @@ Expectation Loader::expectation(const std::string& name, const YAML::Node& n) co
   while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
   if (metric->kind == MetricKind::Seconds) {
     std::string why;
-    auto d = parse_duration(t, why);
+    auto d = parse_duration(t, why, Duration::max());  // a sum over resources may pass 10 years
     if (!d) fail(n, fmt::format("expected {}: {}", name, why));
     x.duration = d;
   } else {
@@ -728,27 +829,37 @@ void Loader::expect(const YAML::Node& n) {
 
 // ---------------------------------------------------------------- cross-checks --
 
-void Loader::check_config() {
-  auto entry = [&](std::string_view key) -> const ConfigEntry* {
+// A heartbeat interval must be above 0 (a timer of 0 would fire forever at
+// one instant) and below the session timeout it keeps alive, as Kafka
+// requires: the client for the classic keys, the broker for KIP-848's.
+void Loader::check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const {
+  auto mark = [&](std::string_view key) -> const Mark* {
     auto it = s_.config.find(std::string(key));
-    return it == s_.config.end() ? nullptr : &it->second;
+    return it == s_.config.end() ? nullptr : &it->second.mark;
   };
-  const auto* family = protocols::find_protocol(s_.protocol);
-  if (family->family == protocols::Family::Classic) {
-    const Duration session = config_millis(s_, "session.timeout.ms");
-    const Duration heartbeat = config_millis(s_, "heartbeat.interval.ms");
-    const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
-    const Duration max_session = config_millis(s_, "group.max.session.timeout.ms");
-    const auto* at = entry("heartbeat.interval.ms") ? entry("heartbeat.interval.ms") : entry("session.timeout.ms");
-    if (heartbeat >= session)
-      fail(at ? at->mark : Mark{1, 1}, fmt::format("heartbeat.interval.ms ({}) must be lower than session.timeout.ms ({}), as Kafka's client requires",
-                                              format_duration(heartbeat), format_duration(session)));
-    if (heartbeat <= Duration{0}) fail(at ? at->mark : Mark{1, 1}, "heartbeat.interval.ms must be above 0");
-    if (session < min_session || session > max_session) {
-      const auto* se = entry("session.timeout.ms");
-      fail(se ? se->mark : Mark{1, 1}, fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
-                                               format_duration(session), format_duration(min_session), format_duration(max_session)));
-    }
+  const Duration session = config_millis(s_, session_key);
+  const Duration heartbeat = config_millis(s_, heartbeat_key);
+  const Mark* at = mark(heartbeat_key) ? mark(heartbeat_key) : mark(session_key);
+  if (heartbeat >= session)
+    fail(at ? *at : Mark{1, 1}, fmt::format("{} ({}) must be lower than {} ({}), as Kafka's {} requires", heartbeat_key,
+                                            format_duration(heartbeat), session_key, format_duration(session), who));
+  if (heartbeat <= Duration{0}) fail(at ? *at : Mark{1, 1}, fmt::format("{} must be above 0", heartbeat_key));
+}
+
+// Both protocol families' keys are checked whatever the file's protocol:
+// `run --protocol` may run any file under either.
+void Loader::check_config() {
+  check_heartbeat("heartbeat.interval.ms", "session.timeout.ms", "client");
+  check_heartbeat("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "broker");
+  if (protocols::find_protocol(s_.protocol)->family != protocols::Family::Classic) return;
+  const Duration session = config_millis(s_, "session.timeout.ms");
+  const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
+  const Duration max_session = config_millis(s_, "group.max.session.timeout.ms");
+  if (session < min_session || session > max_session) {
+    auto it = s_.config.find("session.timeout.ms");
+    fail(it != s_.config.end() ? it->second.mark : Mark{1, 1},
+         fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
+                     format_duration(session), format_duration(min_session), format_duration(max_session)));
   }
 }
 

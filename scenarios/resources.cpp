@@ -8,37 +8,43 @@ namespace rsim::scenario {
 
 std::string partition_name(std::string_view topic, int partition) { return fmt::format("{}-{}", topic, partition); }
 
-std::string check_resource(const Scenario& s, std::string_view name) {
+ResourceIndex::ResourceIndex(const Scenario& s) {
+  for (const auto& t : s.topics) partitions.emplace(t.name, t.partitions);
+  for (const auto& c : s.connectors) tasks.emplace(c.name, c.tasks);
+  for (const auto& st : s.subtopologies) subtopologies.insert(st.id);
+}
+
+namespace {
+Resource found(std::string_view owner, std::string name) { return Resource{{}, std::move(name), std::string(owner)}; }
+Resource refused(std::string why) { return Resource{std::move(why), {}, {}}; }
+}  // namespace
+
+Resource check_resource(const ResourceIndex& ix, std::string_view name) {
   if (auto slash = name.rfind('/'); slash != std::string_view::npos) {
     const auto connector = name.substr(0, slash);
     const auto index = parse_integer(name.substr(slash + 1));
-    for (const auto& c : s.connectors) {
-      if (c.name != connector) continue;
-      if (!index || *index < 0 || *index >= c.tasks)
-        return fmt::format("connector '{}' has tasks {}/0..{}/{}", connector, connector, connector, c.tasks - 1);
-      return {};
-    }
-    return fmt::format("'{}' names no declared connector", connector);
+    const auto it = ix.tasks.find(connector);
+    if (it == ix.tasks.end()) return refused(fmt::format("'{}' names no declared connector", connector));
+    if (!index || *index < 0 || *index >= it->second)
+      return refused(fmt::format("connector '{}' has tasks {}/0..{}/{}", connector, connector, connector, it->second - 1));
+    return found(connector, fmt::format("{}/{}", connector, *index));
   }
-  for (const auto& c : s.connectors)
-    if (c.name == name) return {};
-  if (auto underscore = name.rfind('_'); underscore != std::string_view::npos && !s.subtopologies.empty()) {
+  if (ix.tasks.count(name) != 0) return found(name, std::string(name));
+  if (auto underscore = name.rfind('_'); underscore != std::string_view::npos && !ix.subtopologies.empty()) {
     const auto sub = name.substr(0, underscore);
     const auto index = parse_integer(name.substr(underscore + 1));
-    for (const auto& st : s.subtopologies)
-      if (st.id == sub && index && *index >= 0) return {};
+    if (ix.subtopologies.count(sub) != 0 && index && *index >= 0) return found(sub, fmt::format("{}_{}", sub, *index));
   }
   if (auto dash = name.rfind('-'); dash != std::string_view::npos) {
-    const std::string topic(name.substr(0, dash));
+    const auto topic = name.substr(0, dash);
     const auto index = parse_integer(name.substr(dash + 1));
-    if (const Topic* t = s.find_topic(topic)) {
-      if (!index || *index < 0 || *index >= t->partitions)
-        return fmt::format("topic '{}' has partitions {}-0..{}-{}", topic, topic, topic, t->partitions - 1);
-      return {};
-    }
-    return fmt::format("'{}' names no declared topic", topic);
+    const auto it = ix.partitions.find(topic);
+    if (it == ix.partitions.end()) return refused(fmt::format("'{}' names no declared topic", topic));
+    if (!index || *index < 0 || *index >= it->second)
+      return refused(fmt::format("topic '{}' has partitions {}-0..{}-{}", topic, topic, topic, it->second - 1));
+    return found(topic, partition_name(topic, static_cast<int>(*index)));
   }
-  return fmt::format("'{}' is not a resource (expected TOPIC-N, CONNECTOR/N or SUBTOPOLOGY_N)", name);
+  return refused(fmt::format("'{}' is not a resource (expected TOPIC-N, CONNECTOR/N or SUBTOPOLOGY_N)", name));
 }
 
 }  // namespace rsim::scenario

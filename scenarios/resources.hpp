@@ -4,15 +4,31 @@
 
 #include "scenarios/scenario.hpp"
 
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace rsim::scenario {
 
-// Empty if `name` is a resource of the scenario (as declared at the start);
-// otherwise why it is not.
-std::string check_resource(const Scenario& s, std::string_view name);
+// The names resources are made of, as declared at the start, by kind: a
+// lookup stays fast however many topics a scenario declares.
+struct ResourceIndex {
+  explicit ResourceIndex(const Scenario& s);
+  std::map<std::string, int, std::less<>> partitions;  // topic -> partition count
+  std::map<std::string, int, std::less<>> tasks;       // connector -> task count
+  std::set<std::string, std::less<>> subtopologies;
+};
+
+struct Resource {
+  std::string error;  // why the name is not a resource of the scenario; empty if it is
+  std::string name;   // as the simulator writes it: `T-01` is `T-1`
+  std::string owner;  // its topic, connector or subtopology
+};
+
+// Whether `name` is a resource of the scenario, and which.
+Resource check_resource(const ResourceIndex& index, std::string_view name);
 
 // A partition's name.
 std::string partition_name(std::string_view topic, int partition);

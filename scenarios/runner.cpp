@@ -7,6 +7,7 @@
 #include "protocols/group_host.hpp"
 #include "protocols/assignors/server.hpp"
 #include "scenarios/config_keys.hpp"
+#include "scenarios/limits.hpp"
 #include "scenarios/resources.hpp"
 #include "scenarios/values.hpp"
 
@@ -593,6 +594,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::string protocol = effective_protocol(scenario, options);
   const std::string assignor = effective_assignor(scenario, options);
   check_supported(scenario, protocol, assignor);
+  check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   GroupRun group(scenario, protocol, assignor, seed);
   return group.run(seed, assignor);

@@ -68,6 +68,7 @@ struct Costs {
   Duration assign{0};
   std::uint64_t state_bytes = 0;
   std::uint64_t restore_bytes_per_s = 0;  // 0: not set
+  Mark mark;
 };
 
 struct Load {
@@ -136,7 +137,7 @@ struct Scenario {
   Duration duration{0};
   std::string protocol = "eager";
   std::optional<std::string> assignor;
-  Mark protocol_mark, assignor_mark;
+  Mark protocol_mark, assignor_mark, duration_mark, members_mark;
   std::map<std::string, ConfigEntry> config;
   LatencyModel latency = LatencyModel::fixed(Duration{1000});
   double drop = 0.0;

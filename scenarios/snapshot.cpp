@@ -1,6 +1,7 @@
 #include "scenarios/snapshot.hpp"
 
 #include "scenarios/errors.hpp"
+#include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ class SnapshotLoader {
   explicit SnapshotLoader(std::string file) : file_(std::move(file)) {}
 
   Snapshot load(const std::string& text) {
+    if (const auto fault = find_text_fault(text)) fail(Mark{fault->line, fault->column}, fault->what);
     YAML::Node root;
     try {
       root = YAML::Load(text);

@@ -1,5 +1,7 @@
 #include "scenarios/values.hpp"
 
+#include "scenarios/limits.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -10,6 +12,8 @@
 namespace rsim::scenario {
 
 namespace {
+
+constexpr std::string_view kTooLarge = "value too large";
 
 // Splits "1.5s" into the number "1.5" and the unit "s".
 std::pair<std::string_view, std::string_view> split_unit(std::string_view t) {
@@ -29,12 +33,12 @@ std::optional<std::uint64_t> scaled(std::string_view number, std::uint64_t scale
   }
   std::uint64_t w = 0;
   auto [p, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), w);
-  if (ec != std::errc() || p != whole.data() + whole.size()) {
-    why = "malformed number";
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && w > UINT64_MAX / scale / 2)) {
+    why = kTooLarge;
     return std::nullopt;
   }
-  if (w > UINT64_MAX / scale / 2) {
-    why = "value too large";
+  if (ec != std::errc() || p != whole.data() + whole.size()) {
+    why = "malformed number";
     return std::nullopt;
   }
   std::uint64_t result = w * scale;
@@ -82,6 +86,10 @@ std::optional<double> parse_number(std::string_view text) {
 }
 
 std::optional<Duration> parse_duration(std::string_view text, std::string& why) {
+  return parse_duration(text, why, kMaxDuration);
+}
+
+std::optional<Duration> parse_duration(std::string_view text, std::string& why, Duration longest) {
   static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 6> kUnits{{
       {"us", 1}, {"ms", 1'000}, {"s", 1'000'000}, {"m", 60'000'000}, {"min", 60'000'000}, {"h", 3'600'000'000},
   }};
@@ -98,11 +106,15 @@ std::optional<Duration> parse_duration(std::string_view text, std::string& why) 
     if (unit != name) continue;
     std::string inner;
     auto us = scaled(number, scale, inner);
-    if (!us) {
+    if (us && *us <= static_cast<std::uint64_t>(longest.count())) return Duration{static_cast<std::int64_t>(*us)};
+    if ((us || inner == kTooLarge) && longest == kMaxDuration)
+      why = fmt::format("'{}' is longer than {}, the longest duration this simulator takes (its clock counts "
+                        "microseconds in 64 bits)", text, kMaxDurationText);
+    else if (us || inner == kTooLarge)
+      why = fmt::format("'{}' is too large for the simulator's clock (64-bit microseconds)", text);
+    else
       why = fmt::format("'{}' is not a valid duration: {}", text, inner);
-      return std::nullopt;
-    }
-    return Duration{static_cast<std::int64_t>(*us)};
+    return std::nullopt;
   }
   why = fmt::format("'{}' has an unknown duration unit '{}' (use us, ms, s, m or h)", text, unit);
   return std::nullopt;
@@ -132,6 +144,17 @@ std::optional<std::uint64_t> parse_size(std::string_view text, std::string& why)
     return std::nullopt;
   }
   return v;
+}
+
+std::string format_count(double x) {
+  if (x >= 1e15) return fmt::format("{:.3g}", x);
+  const std::string digits = fmt::format("{:.0f}", x);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 std::optional<std::uint64_t> parse_rate(std::string_view text, std::string& why) {

@@ -125,6 +125,9 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(cli("run no-such-file.yaml").code == 2);
   CHECK(cli("frobnicate").code == 2);
   CHECK(cli("").code == 2);
+  const auto bytes = cli("run tests/bad/invalid-utf8.yaml --format json");  // aborted in the JSON writer once
+  CHECK(bytes.code == 2);
+  CHECK(bytes.err == "tests/bad/invalid-utf8.yaml:3:20: not valid UTF-8: byte 0xFF\n");
   const auto unsupported = cli("run scenarios/quickstart.yaml --protocol streams");
   CHECK(unsupported.code == 2);
   CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
@@ -154,6 +157,10 @@ TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
   const auto bad = cli("assign tests/bad/unknown-top-key.yaml");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown key 'name' in a group snapshot") != std::string::npos);
+  // JSON output must be UTF-8: bad bytes are refused before, not by the JSON writer.
+  const auto bytes = cli("assign tests/snapshots/invalid-utf8.yaml");
+  CHECK(bytes.code == 2);
+  CHECK(bytes.err == "tests/snapshots/invalid-utf8.yaml:5:12: not valid UTF-8: byte 0xFF\n");
 }
 
 TEST_CASE("vectors reports per case and fails on a wrong assignor") {

@@ -1,4 +1,7 @@
+#include "scenarios/limits.hpp"
 #include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+#include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
 #include <doctest/doctest.h>
@@ -21,6 +24,21 @@ std::string read(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The InputError message (without the file) that loading `text` gives, or
+// "" when it loads.
+std::string refusal(const std::string& text) {
+  try {
+    load_text(text, "inline");
+  } catch (const InputError& e) {
+    return fmt::format("{}:{}: {}", e.mark().line, e.mark().column, e.message());
+  }
+  return {};
+}
+
+std::string one_member(const std::string& extra) {
+  return "name: n\nduration: 1m\ntopics: [{name: T, partitions: 2}]\nmembers: [{id: A, subscribe: [T]}]\n" + extra;
 }
 
 std::vector<std::string> yaml_files(const std::string& dir) {
@@ -148,6 +166,201 @@ TEST_CASE("Kafka config keys ending in .ms take bare milliseconds or durations")
       "inline");
   CHECK(std::get<Duration>(s.config.at("session.timeout.ms").value) == Duration{10s});
   CHECK(std::get<Duration>(s.config.at("heartbeat.interval.ms").value) == Duration{2s});
+}
+
+TEST_CASE("a file must be well-formed text in the encoding YAML reads it in") {
+  CHECK_FALSE(find_text_fault("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n"));
+  CHECK_FALSE(find_text_fault("\xef\xbb\xbfname: x\n"));  // a UTF-8 byte order mark
+  auto fault = [](std::string_view text) {
+    const auto f = find_text_fault(text);
+    return f ? fmt::format("{}:{}: {}", f->line, f->column, f->what) : std::string("none");
+  };
+  CHECK(fault("name: x\xff") == "1:8: not valid UTF-8: byte 0xFF");
+  CHECK(fault("a: 1\nb: \xc3\xa9\x80") == "2:6: not valid UTF-8: byte 0x80");  // columns count bytes, as yaml-cpp's do
+  CHECK(fault("\xc0\x80") == "1:1: not valid UTF-8: byte 0xC0");               // overlong NUL
+  CHECK(fault("\xe0\x80\xaf") == "1:1: not valid UTF-8: byte 0xE0");           // overlong '/'
+  CHECK(fault("\xed\xa0\x80") == "1:1: not valid UTF-8: byte 0xED");           // a surrogate
+  CHECK(fault("\xf4\x90\x80\x80") == "1:1: not valid UTF-8: byte 0xF4");       // above U+10FFFF
+  CHECK(fault("x\xe2\x82") == "1:2: not valid UTF-8: byte 0xE2");              // cut short
+  // UTF-16 and UTF-32, which YAML also reads, by byte order mark or NUL bytes.
+  using namespace std::string_literals;
+  CHECK_FALSE(find_text_fault("\xff\xfe" "a\0:\0 \0\xe9\0"s));
+  CHECK_FALSE(find_text_fault("\0a\0:"s));
+  CHECK(fault("\xff\xfe" "a\0\n\0b\0\x00\xd8"s) == "2:2: not valid UTF-16: unpaired surrogate 0xD800");
+  CHECK(fault("\0\0\0a\0\x11\0\0"s) == "1:2: not valid UTF-32: 0x110000 is not a Unicode character");
+  // The loader checks before YAML parses, so a bad byte is never a name.
+  CHECK(refusal("name: x\ndescription: \xff\n") == "2:14: not valid UTF-8: byte 0xFF");
+  const std::string utf16 = "\xff\xfe" "n\0a\0m\0e\0:\0 \0x\0\n\0d\0u\0r\0a\0t\0i\0o\0n\0:\0 \0001\0m\0\n\0"
+                            "t\0o\0p\0i\0c\0s\0:\0 \0[\0{\0n\0a\0m\0e\0:\0 \0T\0,\0 \0p\0a\0r\0t\0i\0t\0i\0o\0n\0s\0:\0 \0001\0}\0]\0\n\0"
+                            "m\0e\0m\0b\0e\0r\0s\0:\0 \0[\0{\0i\0d\0:\0 \0A\0,\0 \0s\0u\0b\0s\0c\0r\0i\0b\0e\0:\0 \0[\0T\0]\0}\0]\0\n\0"s;
+  CHECK(load_text(utf16, "inline").name == "x");
+}
+
+TEST_CASE("durations stop at 10 years, where the 64-bit microsecond clock is far from overflow") {
+  std::string why;
+  CHECK(parse_duration("87600h", why) == kMaxDuration);
+  CHECK(parse_duration("315360000s", why) == kMaxDuration);
+  CHECK_FALSE(parse_duration("315360000000001us", why));
+  CHECK(why.find("is longer than 10 years (87600h)") != std::string::npos);
+  CHECK_FALSE(parse_duration("2562047000h", why));  // fit int64 before: at + interval wrapped
+  CHECK(why.find("is longer than 10 years") != std::string::npos);
+  CHECK_FALSE(parse_duration("99999999999999999999999h", why));  // beyond uint64 too
+  CHECK(why.find("is longer than 10 years") != std::string::npos);
+  // An expected metric sums many resources' durations: only the clock's type bounds it.
+  CHECK(parse_duration("100000h", why, Duration::max()) == Duration{100000h});
+  CHECK_FALSE(parse_duration("2562048000h", why, Duration::max()));
+  CHECK(why.find("is too large for the simulator's clock") != std::string::npos);
+  CHECK(refusal(one_member("expect: {downtime.total: \"< 100000h\"}\n")).empty());
+  CHECK(format_count(0) == "0");
+  CHECK(format_count(999) == "999");
+  CHECK(format_count(1000) == "1,000");
+  CHECK(format_count(87264000000) == "87,264,000,000");
+  CHECK(format_count(6.4e19) == "6.4e+19");
+}
+
+TEST_CASE("a timer that re-arms itself may not have a period of 0; other zeros stay valid") {
+  for (const char* key : {"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"}) {
+    CAPTURE(key);
+    const std::string got = refusal(one_member(fmt::format("config: {{{}: 0}}\n", key)));
+    CHECK(got.find(fmt::format("config '{}' must be above 0 in this simulator (Kafka accepts 0)", key)) != std::string::npos);
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 0s}}\n", key))) == got);  // a duration of 0 too
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 1}}\n", key))).empty());
+  }
+  // 0 is meaningful for these, and nothing re-arms at one instant.
+  for (const char* key : {"group.initial.rebalance.delay.ms", "incremental.round.interval.ms",
+                          "scheduled.rebalance.max.delay.ms", "max.poll.interval.ms"})
+    CHECK(refusal(one_member(fmt::format("config: {{{}: 0}}\n", key))).empty());
+}
+
+TEST_CASE("KIP-848's heartbeat interval must be above 0 and below its session timeout, whatever the file's protocol") {
+  CHECK(refusal(one_member("protocol: consumer\n")).empty());  // the defaults, 5 s and 45 s
+  CHECK(refusal(one_member("protocol: eager\nconfig: {group.consumer.heartbeat.interval.ms: 45s}\n")) ==
+        "6:48: group.consumer.heartbeat.interval.ms (45.000s) must be lower than group.consumer.session.timeout.ms "
+        "(45.000s), as Kafka's broker requires");
+  CHECK(refusal(one_member("config: {group.consumer.session.timeout.ms: 4s}\n")).find(
+            "group.consumer.heartbeat.interval.ms (5.000s) must be lower than group.consumer.session.timeout.ms (4.000s)") !=
+        std::string::npos);
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {group.consumer.heartbeat.interval.ms: 0}\n")) ==
+        "6:48: group.consumer.heartbeat.interval.ms must be above 0");
+  // And the classic pair under a consumer file: `run --protocol eager` uses it.
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {heartbeat.interval.ms: 0}\n")) ==
+        "6:33: heartbeat.interval.ms must be above 0");
+}
+
+TEST_CASE("events may not reach past the 10-year clock, however their durations add up") {
+  const std::string three = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 2}]\n"
+                            "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [T]}]\n";
+  CHECK(refusal(three + "events: [{at: 1s, rolling-restart: all, down: 1s, interval: 43800h}]\n").find(
+            "rolling-restart event at 1.000s reaches past 10 years (87600h), the latest instant this simulator schedules: "
+            "at + interval x (members - 1) + down = 1.000s + 157680000.000s x 2 + 1.000s") != std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-upgrade: [A, B], to: consumer, down: 87600h, interval: 1s}]\n")
+            .find("at + interval x (members - 1) + down = 1.000s + 1.000s x 1 + 315360000.000s") != std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 43800h}]\n").find("past 10 years") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 59s, bounce: A, down: 87600h}]\n").find("at + down = 59.000s + 315360000.000s") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, slow: A, batch: 87600h, for: 1s}]\n").find("at + for + batch") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, coordinator-failover: true, down: 87600h}]\n").find("past 10 years") !=
+        std::string::npos);
+  CHECK(refusal(three + "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 43799h}]\n").empty());
+  // Costs are paid once per resource in turn (in parallel by Connect workers).
+  CHECK(refusal(one_member("costs: {assign: 43800h}\n")).empty());
+  CHECK(refusal(one_member("costs: {assign: 43801h}\n")).find("assign cost 157683600.000s x 2 partitions") !=
+        std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\ncosts: {revoke: 87600h}\nconnectors: [{name: c, tasks: 8}]\nmembers: [{id: W}]\n"
+                "initial-assignment: {W: [c, c/0, c/1, c/2, c/3, c/4, c/5, c/6, c/7]}\n")
+            .empty());
+}
+
+TEST_CASE("the budget: members x resources and the events a run executes, under the protocol it runs") {
+  // The project's scale target loads: 1,000 members x 100,000 partitions, an hour, 3 s heartbeats.
+  const Scenario target = load_text(
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 100000}]\n"
+      "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+      "events: [{at: 1m, rolling-bounce: all, down: 5s, interval: 30s}]\n",
+      "inline");
+  CHECK_NOTHROW(check_budget(target, "consumer"));
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 2001, prefix: m, subscribe: [T]}\n")
+            .find("4:10: 2,001 members over the run (members, joins, scale-outs) x 100,000 resources") == 0);
+  // Growth counts at its largest, and joining members count.
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, add-partitions: {topic: T, count: 200001}}]\n")
+            .find("x 200,001 resources") != std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
+                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, scale-out: 1001, subscribe: [T]}]\n")
+            .find("2,001 members over the run") != std::string::npos);
+  CHECK(refusal("name: n\nduration: 1m\nconnectors: [{name: c, tasks: 199999}]\n"
+                "members: {count: 1001, prefix: w}\n")
+            .find("x 200,000 resources") != std::string::npos);
+  // Heartbeats: 100,000 members over 30 days do not pass, and the message
+  // names the numbers and the keys.
+  CHECK(refusal("name: n\nduration: 720h\ntopics: [{name: T, partitions: 4}]\n"
+                "members: {count: 100000, prefix: m, subscribe: [T]}\n")
+            .find("2:11: this run would execute about 87,264,000,000 events") == 0);
+  // A rolling bounce of every member makes every member rejoin each time.
+  CHECK(refusal("name: n\nduration: 1h\ntopics: [{name: T, partitions: 4}]\n"
+                "members: {count: 10000, prefix: m, subscribe: [T]}\n"
+                "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 100ms}]\n")
+            .find("plus every member rejoining at each of 10,000 disruptions") != std::string::npos);
+  // The heartbeat interval is the protocol's: `run --protocol` is checked again.
+  const Scenario slow = load_text(
+      "name: n\nduration: 4h\nprotocol: consumer\n"
+      "config: {session.timeout.ms: 10000, heartbeat.interval.ms: 1000, group.consumer.heartbeat.interval.ms: 20s}\n"
+      "topics: [{name: T, partitions: 4}]\nmembers: {count: 10000, prefix: m, subscribe: [T]}\n",
+      "inline");
+  CHECK_NOTHROW(check_budget(slow, "consumer"));
+  CHECK_THROWS_AS(check_budget(slow, "eager"), InputError);
+  RunOptions eager;
+  eager.protocol = "eager";
+  CHECK_THROWS_WITH_AS(run(slow, eager), doctest::Contains("(heartbeat.interval.ms)"), InputError);
+}
+
+TEST_CASE("counts that would allocate are checked before the loader copies anything") {
+  auto aliases = [](const std::string& head, std::size_t n, const std::string& first, const std::string& tail) {
+    std::string text = head + "[&x " + first;
+    for (std::size_t i = 1; i < n; ++i) text += ", *x";
+    return text + "]\n" + tail;
+  };
+  const std::string head = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 1}]\n";
+  CHECK(refusal(aliases(head + "members: ", 100001, "{id: A, subscribe: [T]}", "")) ==
+        "4:10: members lists 100,001 members, more than the 100,000 this simulator takes in one run");
+  CHECK(refusal(aliases(head + "members: [{id: A, subscribe: [T]}]\nevents: ", 1000001, "{at: 1s, pause: A, for: 1s}", ""))
+            .find("5:9: events lists 1,000,001 events, more than the 1,000,000") == 0);
+  // One subscription of 2,000 names, repeated by alias for 5,001 members.
+  std::string names = "[T";
+  for (int i = 1; i < 2000; ++i) names += ", T";
+  names += "]";
+  std::string members = "members:\n  - {id: m0, subscribe: &s " + names + "}\n";
+  for (int i = 1; i <= 5000; ++i) members += fmt::format("  - {{id: m{}, subscribe: *s}}\n", i);
+  CHECK(refusal(head + members).find("the file lists more than 10,000,000 names") != std::string::npos);
+}
+
+TEST_CASE("an initial assignment gives out everything the present members run, and only that") {
+  const std::string topics = "name: n\nduration: 1m\ntopics: [{name: T, partitions: 3}, {name: U, partitions: 1}]\n";
+  // C starts later: it is not in the initial group, and U is nobody's yet.
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [U], start: 5s}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1]}\n")
+            .empty());
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T, U]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0], B: []}\n") ==
+        "5:21: initial-assignment leaves T-1, T-2, U-0 unassigned; a stable group owns every partition its members subscribe to");
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1, U-0]}\n") ==
+        "5:46: member 'B' is given U-0 but does not subscribe to 'U'");
+  // The same partition written two ways is still one partition.
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0, T-2, T-1], B: [T-+1]}\n")
+            .find("resource 'T-+1' is given to both 'A' and 'B'") != std::string::npos);
+  // Connect: a worker without subscribe runs every connector and its tasks.
+  const std::string connect = "name: n\nduration: 1m\nconnectors: [{name: c, tasks: 2}, {name: d, tasks: 1}]\n"
+                              "members: [{id: W1}, {id: W2}]\n";
+  CHECK(refusal(connect + "initial-assignment: {W1: [c, c/0, d/0], W2: [c/1, d]}\n").empty());
+  CHECK(refusal(connect + "initial-assignment: {W1: [c, c/0], W2: [c/1]}\n").find("leaves d, d/0 unassigned") !=
+        std::string::npos);
 }
 
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it

@@ -1,0 +1,68 @@
+// What this simulator can represent and afford. The loader refuses a file
+// beyond these before any run starts, so that a run never overflows its
+// clock and its memory is bounded. They are the simulator's limits, not
+// Kafka's, and their messages say so. docs/scenario-format.md, "Limits",
+// lists them for users.
+#pragma once
+
+#include "scenarios/scenario.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <string_view>
+
+namespace rsim::scenario {
+
+// The longest duration a file may give, and the latest instant its events
+// may reach (a rolling bounce's last restart, a pause's end). Simulated time
+// is int64 microseconds, about 292,000 years: an instant within 10 years plus
+// any few timers of at most 10 years each is far from overflow.
+inline constexpr Duration kMaxDuration = std::chrono::hours(24 * 365 * 10);
+inline constexpr std::string_view kMaxDurationText = "10 years (87600h)";
+
+// The most member processes one run may make: the members, joins and
+// scale-outs together (each gets an id, a process and a network node).
+inline constexpr int kMaxMembers = 100'000;
+// Partitions of one topic; tasks of one connector.
+inline constexpr int kMaxPartitions = 1'000'000;
+// Events in one file. With YAML aliases an event can cost a few bytes of
+// file, so the file's size alone does not bound them.
+inline constexpr std::size_t kMaxEvents = 1'000'000;
+
+// Member-resource pairs: members over the run (members + joins + scale-outs)
+// x resources (partitions of every topic at their largest, or each connector
+// and its tasks). Subscriptions, assignor inputs and each member's view of
+// the assignment grow with this product. The project's scale target,
+// 1,000 members x 100,000 partitions = 1e8, must pass; twice that is the
+// limit.
+inline constexpr double kMaxMemberResources = 2e8;
+
+// Names a file may list in all (subscriptions, a count-form subscription
+// once per member, member lists), counted before they are copied. Written
+// out, a name costs a few bytes of file, so only a file of tens of megabytes
+// comes near; a YAML alias, though, repeats a whole list at every use. The
+// scale target's subscriptions (1,000 members x 100 topics) are 1e5.
+inline constexpr double kMaxListedNames = 1e7;
+
+// Events a run may execute, estimated before it starts: each member's
+// heartbeats (horizon / heartbeat interval) and metadata refreshes (horizon /
+// metadata.max.age.ms), plus every member rejoining at each disruption. An
+// executed heartbeat leaves about one trace event of ~200 bytes, so the cap
+// keeps a run near 10 GB at worst. A 1,000-member group over an hour with a
+// 3 s heartbeat (1.2e6 heartbeats) passes easily; 100,000 members over 30
+// days (8.6e10) do not.
+inline constexpr double kMaxRunEvents = 5e7;
+
+// Refuses a scenario whose run under `protocol` (which sets the heartbeat
+// interval) exceeds kMaxMembers, kMaxMemberResources or kMaxRunEvents.
+// Counts only, so it runs before the loader expands member ids; `all`
+// targets count as every member. Throws InputError.
+void check_budget(const Scenario& s, std::string_view protocol);
+
+// Refuses instants the events reach beyond kMaxDuration (at + down,
+// at + for, a rolling event's at + interval x (members - 1) + down), and
+// handling costs that, paid once per resource in turn, would exceed it.
+// Needs `all` targets resolved. Throws InputError.
+void check_time_range(const Scenario& s);
+
+}  // namespace rsim::scenario
