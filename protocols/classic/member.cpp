@@ -123,6 +123,7 @@ void ClassicMember::stop_timers() {
   scheduled_rebalance_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
+  initialising_.clear();
   rejoin_after_batch_.reset();
   left_on_poll_timeout_ = false;
   reset_process();
@@ -147,6 +148,7 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
   request_timer_.cancel();
   retry_timer_.cancel();
   init_timer_.cancel();
+  initialising_.clear();
   revoke_timer_.cancel();
   stop_poll_loop();
   revoking_ = false;
@@ -295,8 +297,10 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
     then();
     return;
   }
-  // A partition still initialising is revoked as well; its init is abandoned.
-  init_timer_.cancel();
+  // A partition still initialising is revoked as well; its init is
+  // abandoned, the others' goes on.
+  for (const auto& tp : partitions) std::erase(initialising_, tp);
+  if (initialising_.empty()) init_timer_.cancel();
   revoking_ = true;
   emit("revoking", {{"resources", to_strings(partitions)}});
   const Duration cost = config_.revoke_time(partitions);
@@ -471,9 +475,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
-    const Duration cost = config_.assign_time(outcome.add);
-    auto ready = [this, added = outcome.add] { emit("ready", {{"resources", to_strings(added)}}); };
-    if (!outcome.add.empty()) after(init_timer_, cost, std::move(ready));
+    if (!outcome.add.empty()) initialise(outcome.add);
     if (outcome.rejoin) {
       request_rejoin("assignment asks for a follow-up rebalance");
     } else if (!in_batch()) {
@@ -530,8 +532,21 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
   }
 }
 
+// onPartitionsAssigned: the new resources are ready after their assign
+// cost. What arrives while an initialisation is in progress restarts it: the
+// whole batch is ready after the newest part's cost (a simplification).
+void ClassicMember::initialise(const std::vector<TopicPartition>& added) {
+  initialising_.insert(initialising_.end(), added.begin(), added.end());
+  init_timer_.cancel();
+  after(init_timer_, config_.assign_time(added), [this] {
+    if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
+    initialising_.clear();
+  });
+}
+
 void ClassicMember::lose_partitions(const std::string& reason) {
   init_timer_.cancel();
+  initialising_.clear();
   // A revocation in progress is moot: the partitions are gone either way
   // (and so is the poll deadline its callback was held to).
   if (revoking_ && !in_batch()) cancel_poll_deadline();

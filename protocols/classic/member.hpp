@@ -122,6 +122,7 @@ class ClassicMember final : public MemberProcess {
   void retry_join_later();
   void arm_heartbeat();
   void revoke(std::vector<TopicPartition> partitions, Callback then);
+  void initialise(const std::vector<TopicPartition>& added);
   void stop_timers();
   // The poll loop.
   void on_batch_end() override;
@@ -142,6 +143,7 @@ class ClassicMember final : public MemberProcess {
   std::vector<JoinedMember> joined_members_;  // leader only
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
+  std::vector<TopicPartition> initialising_;     // assigned, assign cost not yet paid
   LeaderMemory leader_memory_;                   // kept while this process leads
   Metadata known_metadata_;     // as of the last refresh
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
