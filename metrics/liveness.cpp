@@ -155,6 +155,7 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
   if (end.settled_since && *end.settled_since <= deadline) return out;
   std::string what;
   if (end.settled_since) {
+    out.shape = "late";
     what = fmt::format("settled only at {}, {} after the faults ended at {} (bound {})", format_time(*end.settled_since),
                        format_duration(*end.settled_since - *out.quiet_from), format_time(*out.quiet_from),
                        format_duration(out.bound));
@@ -167,6 +168,11 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
     detail += end.coordinator_stable ? ", coordinator Stable" : ", coordinator not Stable";
     if (!end.unsettled.empty()) detail += fmt::format(", joining: {}", fmt::join(end.unsettled, ","));
     what = fmt::format("never settled after the faults ended at {}: at the end {}", format_time(*out.quiet_from), detail);
+    std::vector<std::string> wrong;
+    if (!end.unprocessed.empty()) wrong.push_back("unprocessed");
+    if (!end.coordinator_stable) wrong.push_back("not stable");
+    if (!end.unsettled.empty()) wrong.push_back("joining");
+    out.shape = fmt::format("{}", fmt::join(wrong, "+"));
   }
   out.finding = Finding{"liveness", deadline, what, end.unsettled};
   return out;

@@ -32,6 +32,9 @@ struct LivenessResult {
   Duration bound{0};
   std::optional<Time> settled_at;  // start of the settled stretch that lasts to the end
   std::optional<Finding> finding;  // invariant "liveness"
+  // What kind of liveness failure: "late", or what was wrong at the end
+  // ("unprocessed", "not stable", "joining", joined by '+').
+  std::string shape;
   std::string skipped;             // why it was not checked, if it was not
 };
 

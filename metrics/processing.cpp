@@ -81,9 +81,11 @@ class Replay {
     if (ev.actor == "coordinator" && ev.kind == "state") {
       const std::string* to = ev.text("to");
       coordinator_stable_ = to != nullptr && *to == "Stable";
+      coordinator_empty_ = to != nullptr && *to == "Empty";
     } else if (ev.actor == "coordinator" && ev.kind == "loaded") {
       const std::string* state = ev.text("state");
       coordinator_stable_ = state != nullptr && *state == "Stable";
+      coordinator_empty_ = state != nullptr && *state == "Empty";
     } else if (ev.actor == "coordinator" && ev.kind == "stable") {
       coordinator_stable_ = true;
       for (auto i : open_) ++result_.recoveries[i].rebalances;
@@ -107,7 +109,9 @@ class Replay {
       result_.recoveries.push_back(r);
       return;
     }
-    const bool settled = down_count_ == 0 && coordinator_stable_ && unsettled_.empty();
+    // A group every member has left is settled once it is Empty.
+    const bool at_rest = coordinator_stable_ || (coordinator_empty_ && alive_.empty());
+    const bool settled = down_count_ == 0 && at_rest && unsettled_.empty();
     if (!settled) settled_since_.reset();
     else if (!settled_since_) settled_since_ = ev.at;
     if (!open_.empty() && settled) {
@@ -183,6 +187,7 @@ class Replay {
   std::set<std::string> paused_, alive_;
   Standing standing_;
   bool coordinator_stable_ = false;
+  bool coordinator_empty_ = false;
   std::set<std::string> unsettled_;  // members joining or rejoining
   std::vector<std::size_t> open_;    // recoveries waiting for the group to settle
   std::optional<Time> settled_since_;

@@ -334,7 +334,7 @@ void ClassicCoordinator::complete_join() {
   for (const auto& id : gone) {
     Member* m = find(id);
     emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not rejoin in time"}});
-    if (m->instance_id) static_members_.erase(*m->instance_id);
+    forget_static(*m);
     members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
   }
   if (state_ == GroupState::Dead) return;
@@ -390,7 +390,7 @@ void ClassicCoordinator::expire_pending_sync() {
   for (const auto& id : late) {
     if (Member* m = find(id)) {
       emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not sync in time"}});
-      if (m->instance_id) static_members_.erase(*m->instance_id);
+      forget_static(*m);
       if (leader_ == id) leader_.clear();
       members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
     }
@@ -494,11 +494,18 @@ void ClassicCoordinator::handle_leave(LeaveGroupRequest req) {
   remove_member(req.member_id, "left the group");
 }
 
+// Forgets `m`'s instance id, unless it already belongs to a newer member.
+void ClassicCoordinator::forget_static(const Member& m) {
+  if (!m.instance_id) return;
+  auto it = static_members_.find(*m.instance_id);
+  if (it != static_members_.end() && it->second == m.id) static_members_.erase(it);
+}
+
 void ClassicCoordinator::remove_member(const std::string& member_id, const std::string& reason) {
   auto it = std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == member_id; });
   assert(it != members_.end());
   emit("member-removed", {{"member", (*it)->client_id}, {"member-id", member_id}, {"reason", reason}});
-  if ((*it)->instance_id) static_members_.erase(*(*it)->instance_id);
+  forget_static(**it);
   pending_sync_.erase(member_id);
   members_.erase(it);
   if (leader_ == member_id) leader_ = members_.empty() ? std::string() : members_.front()->id;

@@ -116,6 +116,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   void init_next_generation();
   void expire_pending_sync();
   void remove_member(const std::string& member_id, const std::string& reason);
+  void forget_static(const Member& m);
   void reschedule_deadline(Member& m, Duration timeout);
   void reply_current_generation(Member& m, Reply<JoinGroupResponse>& reply);
   bool all_members_joined() const;

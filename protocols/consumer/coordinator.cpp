@@ -90,6 +90,31 @@ std::string ConsumerCoordinator::member_id_for(const std::string& requested, con
   return requested.empty() ? fmt::format("{}-{}", client_id, next_member_number_++) : requested;
 }
 
+MemberView* ConsumerCoordinator::static_member(const std::string& instance_id, const std::string& except) {
+  for (auto& [id, other] : state_.members)
+    if (other.instance_id == instance_id && id != except) return &other;
+  return nullptr;
+}
+
+// A static member's new process takes the old one's place: its assignment
+// and target, under a new member id; the old member is gone.
+MemberView& ConsumerCoordinator::replace_static(MemberView& old, const std::string& new_id) {
+  MemberView replacement = old;
+  const std::string old_id = old.member_id;
+  replacement.member_id = new_id;
+  state_.members.erase(old_id);
+  timers_.erase(old_id);
+  append(MemberTombstone{old_id});
+  if (auto t = state_.target.find(old_id); t != state_.target.end()) {
+    state_.target[new_id] = t->second;
+    state_.target.erase(old_id);
+  }
+  MemberView& m = state_.members[new_id] = replacement;
+  write_member(m);
+  emit("member-replaced", {{"member", m.client_id}, {"member-id", m.member_id}, {"old-member-id", old_id}});
+  return m;
+}
+
 bool ConsumerCoordinator::owned_by_other(const TopicPartition& tp, const std::string& member_id) const {
   for (const auto& [id, m] : state_.members)
     if (id != member_id && (m.assigned.count(tp) != 0 || m.revoking.count(tp) != 0)) return true;
@@ -147,25 +172,12 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     // A static member back with its instance id takes the old member's place
     // and assignment, without a new group epoch.
     if (req.instance_id) {
-      for (auto& [id, other] : state_.members) {
-        if (other.instance_id != req.instance_id || id == req.member_id) continue;
-        if (other.epoch != kStaticLeaveEpoch) return fail(Error::UnreleasedInstanceId);
-        MemberView replacement = other;
-        const std::string old_id = id;
-        replacement.member_id = member_id_for(req.member_id, req.client_id);
-        state_.members.erase(old_id);
-        timers_.erase(old_id);
-        append(MemberTombstone{old_id});
-        if (auto t = state_.target.find(old_id); t != state_.target.end()) {
-          state_.target[replacement.member_id] = t->second;
-          state_.target.erase(old_id);
-        }
-        m = &(state_.members[replacement.member_id] = replacement);
+      if (MemberView* other = static_member(*req.instance_id, req.member_id)) {
+        // Both speak the consumer protocol: the old one must have left (-2).
+        if (other->epoch != kStaticLeaveEpoch) return fail(Error::UnreleasedInstanceId);
+        m = &replace_static(*other, member_id_for(req.member_id, req.client_id));
         m->epoch = m->previous_epoch;  // where it left off; reconciliation moves it on
-        write_member(*m);
         write_current(*m);
-        emit("member-replaced", {{"member", m->client_id}, {"member-id", m->member_id}, {"old-member-id", old_id}});
-        break;
       }
     }
     if (m == nullptr) {
@@ -215,6 +227,10 @@ void ConsumerCoordinator::fence(const std::string& member_id, const std::string&
   timers_.erase(member_id);
   append(MemberTombstone{member_id});
   bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
+  notice_classic_only();
+}
+
+void ConsumerCoordinator::notice_classic_only() {
   const bool classic_only =
       !state_.members.empty() &&
       std::all_of(state_.members.begin(), state_.members.end(), [](const auto& e) { return e.second.classic; });
@@ -382,11 +398,25 @@ void ConsumerCoordinator::adopt_classic_group(int generation, const std::vector<
   seed_stable(members, false);
 }
 
-// A classic member with an instance id joins like a dynamic one here (a
-// simplification: Kafka lets it take its old member's place).
+// A classic static member whose instance id belongs to another member takes
+// its place at once (classicGroupJoinToConsumerGroup: no UNRELEASED check
+// when either side speaks the classic protocol).
 void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
   std::string id = req.member_id;
-  if (id.empty() || state_.members.count(id) == 0) {
+  MemberView* other = req.instance_id ? static_member(*req.instance_id, id) : nullptr;
+  if ((id.empty() || state_.members.count(id) == 0) && other != nullptr) {
+    MemberView& m = replace_static(*other, member_id_for(id, req.client_id));
+    m.classic = true;
+    m.session_timeout = req.session_timeout;
+    m.rebalance_timeout = req.rebalance_timeout;
+    const bool resubscribed = m.topics != req.subscription.topics;
+    m.topics = req.subscription.topics;
+    write_member(m);
+    write_current(m);
+    id = m.member_id;
+    if (resubscribed) bump_group_epoch("subscription changed");
+    notice_classic_only();  // it may have replaced the last consumer-protocol member
+  } else if (id.empty() || state_.members.count(id) == 0) {
     id = member_id_for(id, req.client_id);
     HeartbeatRequest as_consumer;
     as_consumer.client_id = req.client_id;

@@ -108,6 +108,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   MemberView& add_member(const HeartbeatRequest& req, std::string member_id, bool classic = false,
                          Duration session_timeout = Duration{0});
   void fence(const std::string& member_id, const std::string& reason);
+  void notice_classic_only();
   void compute_target();
   void reconcile(MemberView& m, const std::vector<TopicPartition>& owned);
   void next_assignment(MemberView& m, const std::vector<TopicPartition>& owned);
@@ -116,6 +117,9 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   void update_group_state();
   bool converged() const;  // every member at the target epoch, Stable
   bool owned_by_other(const TopicPartition& tp, const std::string& member_id) const;
+  // The member holding `instance_id`, other than `except`.
+  MemberView* static_member(const std::string& instance_id, const std::string& except);
+  MemberView& replace_static(MemberView& old, const std::string& new_id);
   Metadata subscribed_metadata() const;
   bool metadata_changed() const;
   // The id a member gets: the one it asked for, else one from the counter.

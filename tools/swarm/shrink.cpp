@@ -318,7 +318,7 @@ Shrunk shrink(const Scenario& failing, const std::string& protocol, const Verdic
             v.kind = results[i].timed_out ? "hang" : "crash";
             v.message = results[i].failure();
           }
-          if (v.kind != failure.kind) continue;
+          if (!v.same_failure(failure)) continue;
           best.scenario = batch[from + i];
           best.verdict = v;
           progress = true;

@@ -15,6 +15,7 @@ namespace rsim::swarm {
 std::string Verdict::to_json() const {
   nlohmann::ordered_json j{{"kind", kind},
                            {"message", message},
+                           {"shape", shape},
                            {"at_us", at_us},
                            {"zombies", zombies},
                            {"longest_zombie_us", longest_zombie_us},
@@ -31,6 +32,7 @@ Verdict Verdict::from_json(const std::string& line) {
   Verdict v;
   v.kind = j.at("kind").get<std::string>();
   v.message = j.at("message").get<std::string>();
+  v.shape = j.at("shape").get<std::string>();
   v.at_us = j.at("at_us").get<std::int64_t>();
   v.zombies = j.at("zombies").get<int>();
   v.longest_zombie_us = j.at("longest_zombie_us").get<std::int64_t>();
@@ -74,6 +76,7 @@ Verdict judge(const scenario::Scenario& s, const std::string& protocol) {
   if (summary.violation) first = summary.violation;
   if (liveness.finding && (!first || liveness.finding->at < first->at)) first = liveness.finding;
   if (first) {
+    if (first->invariant == "liveness") v.shape = liveness.shape;
     v.kind = first->invariant;
     v.message = metrics::describe(*first);
     v.at_us = first->at.time_since_epoch().count();

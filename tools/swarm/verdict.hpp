@@ -18,6 +18,7 @@ struct Verdict {
   // runner or loader said no), "error" (any other exception).
   std::string kind = "ok";
   std::string message;
+  std::string shape;              // a finer kind, for shrinking (liveness: what was wrong)
   std::int64_t at_us = -1;        // when it failed, in simulated time (-1: not a timed finding)
   // Figures for the campaign's report.
   int zombies = 0;
@@ -29,6 +30,8 @@ struct Verdict {
   std::uint64_t events = 0;
 
   bool failed() const { return kind != "ok"; }
+  // Whether `other` fails the same way (what a shrink must keep).
+  bool same_failure(const Verdict& other) const { return kind == other.kind && shape == other.shape; }
   std::string to_json() const;
   static Verdict from_json(const std::string& line);
 };
