@@ -17,7 +17,9 @@ class Standing {
  public:
   // The member whose standing the event changed, if any.
   std::optional<std::string> apply(const TraceEvent& ev) {
-    if (ev.kind == "member-removed" && ev.actor == "coordinator") {
+    // A static member that left with epoch -2 (KIP-848) is out too: what it
+    // was revoking is free for others, whatever the process still does.
+    if ((ev.kind == "member-removed" || ev.kind == "member-left-static") && ev.actor == "coordinator") {
       const std::string* m = ev.text("member");
       if (m == nullptr) return std::nullopt;
       const std::string* id = ev.text("member-id");

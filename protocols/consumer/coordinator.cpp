@@ -403,8 +403,19 @@ void ConsumerCoordinator::adopt_classic_group(int generation, const std::vector<
 // when either side speaks the classic protocol).
 void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
   std::string id = req.member_id;
+  const bool known = !id.empty() && state_.members.count(id) != 0;
+  const bool pending = pending_classic_.erase(id) != 0;
+  if (!known && !pending && !req.instance_id) {
+    // A dynamic member gets its id first (KIP-394); an id this group does
+    // not know is UNKNOWN_MEMBER_ID (the member starts over).
+    if (!id.empty()) return reply(classic::JoinGroupResponse::failed(classic::Error::UnknownMemberId));
+    classic::JoinGroupResponse r = classic::JoinGroupResponse::failed(classic::Error::MemberIdRequired);
+    r.member_id = member_id_for("", req.client_id);
+    pending_classic_.insert(r.member_id);
+    return reply(std::move(r));
+  }
   MemberView* other = req.instance_id ? static_member(*req.instance_id, id) : nullptr;
-  if ((id.empty() || state_.members.count(id) == 0) && other != nullptr) {
+  if (!known && other != nullptr) {
     MemberView& m = replace_static(*other, member_id_for(id, req.client_id));
     m.classic = true;
     m.session_timeout = req.session_timeout;
@@ -416,7 +427,7 @@ void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Re
     id = m.member_id;
     if (resubscribed) bump_group_epoch("subscription changed");
     notice_classic_only();  // it may have replaced the last consumer-protocol member
-  } else if (id.empty() || state_.members.count(id) == 0) {
+  } else if (!known) {
     id = member_id_for(id, req.client_id);
     HeartbeatRequest as_consumer;
     as_consumer.client_id = req.client_id;

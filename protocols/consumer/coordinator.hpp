@@ -137,6 +137,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   std::string group_state_ = "Empty";
   int last_stable_epoch_ = -1;
   std::function<void()> classic_only_;
+  std::set<std::string> pending_classic_;  // ids given with MEMBER_ID_REQUIRED, not joined yet
 };
 
 }  // namespace rsim::protocols::consumer
