@@ -174,7 +174,10 @@ class MemberSlot {
     if (state_ == State::Returning) comeback_.cancel();
     if (state_ != State::Stopping) state_ = State::Down;
   }
+  // A member that is gone (crashed or left, not coming back) stays gone: a
+  // rolling bounce or restart reaching it has nothing to restart.
   void bounce(Duration down) {
+    if (state_ == State::Down) return;
     current_->crash();
     return_after(down);
   }
@@ -198,6 +201,7 @@ class MemberSlot {
     });
   }
   void restart_as(Process* next, Duration down) {
+    if (state_ == State::Down) return;
     next_ = next;
     if (state_ == State::Running) {
       after_stop_ = down;

@@ -20,6 +20,7 @@ void ConsumerMember::stop_timers() {
   retry_timer_.cancel();
   revoke_timer_.cancel();
   init_timer_.cancel();
+  initialising_.clear();  // a new process starts with nothing in hand
   reconcile_after_batch_ = stale_ = false;
   reset_process();
 }
@@ -30,6 +31,7 @@ void ConsumerMember::start() {
   phase_ = Phase::Joining;
   member_id_.clear();
   epoch_ = kJoinEpoch;
+  assigned_epoch_ = -1;
   owned_.clear();
   latest_.clear();
   revoking_ = in_flight_ = send_again_ = false;
