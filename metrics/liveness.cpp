@@ -143,6 +143,17 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
     out.skipped = "the network drops messages to the end of the run (set network.drop-until)";
     return out;
   }
+  // Kafka's rebalance storm: revoking what a member may hold takes longer
+  // than its poll deadline, so a rejoin can time out forever.
+  const Duration revoke_all = s.connectors.empty() ? resource_count(s) * s.costs.revoke
+                                                   : slowest(s, s.costs.revoke, true);
+  const Duration deadline_poll = config_millis(s, s.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms");
+  if (revoke_all >= deadline_poll) {
+    out.skipped = fmt::format("revoking every resource ({}) takes as long as the poll deadline ({}): a rebalance storm "
+                              "may never end, in Kafka too",
+                              format_duration(revoke_all), format_duration(deadline_poll));
+    return out;
+  }
   const Time deadline = *out.quiet_from + out.bound;
   if (run.end < deadline) {
     out.skipped = fmt::format("the run ends at {}, before the faults' end ({}) plus the bound ({})", format_time(run.end),

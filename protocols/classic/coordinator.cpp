@@ -105,6 +105,14 @@ void ClassicCoordinator::reply_current_generation(Member& m, Reply<JoinGroupResp
   reply(std::move(r));
 }
 
+// A static member back in a Stable group gets the current generation; a
+// returning leader is told to skip the assignment (KIP-814).
+void ClassicCoordinator::reply_static_rejoin(Member& m, Reply<JoinGroupResponse>& reply) {
+  JoinGroupResponse r = join_response(m);
+  r.skip_assignment = m.id == leader_;
+  reply(std::move(r));
+}
+
 // ------------------------------------------------------------------ JoinGroup
 
 void ClassicCoordinator::handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply) {
@@ -195,7 +203,7 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
       // member gets the current generation's assignment back, no rebalance.
       persist();
       reschedule_deadline(*m, m->session_timeout);
-      reply_current_generation(*m, reply);
+      reply_static_rejoin(*m, reply);
       return;
     case GroupState::CompletingRebalance:
       m->awaiting_join = std::move(reply);

@@ -119,6 +119,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   void forget_static(const Member& m);
   void reschedule_deadline(Member& m, Duration timeout);
   void reply_current_generation(Member& m, Reply<JoinGroupResponse>& reply);
+  void reply_static_rejoin(Member& m, Reply<JoinGroupResponse>& reply);
   bool all_members_joined() const;
   Duration rebalance_timeout() const;
   JoinGroupResponse join_response(const Member& m) const;

@@ -258,14 +258,19 @@ void ClassicMember::refresh_metadata() {
   // ConsumerCoordinator: the leader rejoins when the partition count of a
   // topic it assigned changed since it computed the assignment.
   if (phase_ != Phase::Stable || member_id_ != leader_) return;
+  if (auto topic = changed_topic()) request_rejoin(fmt::format("partitions of {} changed", *topic));
+}
+
+// A topic of the group's assignment whose partition count the member has
+// seen change since (ConsumerCoordinator's assignment snapshot).
+std::optional<std::string> ClassicMember::changed_topic() const {
   for (const auto& [topic, count] : assigned_metadata_) {
     auto it = known_metadata_.find(topic);
-    if (it != known_metadata_.end() && it->second != count) {
-      request_rejoin(fmt::format("partitions of {} changed", topic));
-      return;
-    }
+    if (it != known_metadata_.end() && it->second != count) return topic;
   }
+  return std::nullopt;
 }
+
 
 void ClassicMember::coordinator_disconnected() {
   if (phase_ == Phase::Down || coordinator_unknown()) return;
@@ -401,6 +406,7 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
   generation_ = r.generation;
   leader_ = r.leader;
   joined_members_ = std::move(r.members);
+  skip_assignment_ = r.skip_assignment;
   phase_ = Phase::Syncing;
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}, {"bytes", round_trip_bytes_}});
   arm_heartbeat();
@@ -415,7 +421,7 @@ void ClassicMember::send_sync() {
   req.member_id = member_id_;
   req.instance_id = config_.instance_id;
   req.generation = generation_;
-  if (member_id_ == leader_ && !joined_members_.empty()) {
+  if (member_id_ == leader_ && !joined_members_.empty() && !skip_assignment_) {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
     leader_memory_.generation = generation_;
@@ -471,13 +477,19 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   }
   phase_ = Phase::Stable;
   arm_heartbeat();  // heartbeats are phase-locked to the SyncGroup response
-  auto assign = [this, outcome] {
+  std::optional<std::string> rejoin;
+  if (outcome.rejoin) rejoin = "assignment asks for a follow-up rebalance";
+  // A leader that skipped the assignment (KIP-814) still watches metadata:
+  // a change it saw since the group's assignment was made needs a rebalance.
+  else if (auto topic = skip_assignment_ && member_id_ == leader_ ? changed_topic() : std::nullopt)
+    rejoin = fmt::format("partitions of {} changed", *topic);
+  auto assign = [this, outcome, rejoin] {
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
     if (!outcome.add.empty()) initialise(outcome.add);
-    if (outcome.rejoin) {
-      request_rejoin("assignment asks for a follow-up rebalance");
+    if (rejoin) {
+      request_rejoin(*rejoin);
     } else if (!in_batch()) {
       next_batch(config_.max_poll_interval);  // poll() returns: processing goes on
     }

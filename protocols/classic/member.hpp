@@ -130,6 +130,7 @@ class ClassicMember final : public MemberProcess {
   void on_poll_timeout() override;
   // Metadata and the coordinator's whereabouts.
   void refresh_metadata();
+  std::optional<std::string> changed_topic() const;
 
   MemberContext ctx_;
   MemberConfig config_;
@@ -141,6 +142,7 @@ class ClassicMember final : public MemberProcess {
   // SyncGroup), reported on the `joined` and `assigned` events.
   std::int64_t round_trip_bytes_ = 0;
   std::vector<JoinedMember> joined_members_;  // leader only
+  bool skip_assignment_ = false;              // KIP-814: a returning static leader
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
   std::vector<TopicPartition> initialising_;     // assigned, assign cost not yet paid

@@ -72,6 +72,9 @@ struct JoinGroupResponse {
   std::string member_id;
   std::string leader;
   std::vector<JoinedMember> members;  // only in the leader's response
+  // KIP-814: a static leader rejoining a Stable group gets the members but
+  // must not assign (the group keeps its assignment).
+  bool skip_assignment = false;
 
   static JoinGroupResponse failed(Error e) {
     JoinGroupResponse r;

@@ -294,7 +294,18 @@ class Generator {
 
   // Faults end, the network heals, and the group has its liveness bound and
   // two minutes more to settle and show it stays settled.
+  // Revoking everything must fit well inside the poll deadline, or a
+  // rebalance storm never ends (Kafka's too; liveness is then not checked).
+  void affordable_revocations() {
+    const Duration poll = std::get<Duration>(s_.config.at(connect_ ? "rebalance.timeout.ms" : "max.poll.interval.ms").value);
+    int resources = 0;
+    for (const auto& [topic, count] : partitions_) resources += count;
+    for (const auto& c : s_.connectors) resources += c.tasks + 1;
+    if (!connect_ && resources * s_.costs.revoke * 2 >= poll) s_.costs.revoke = 1ms;
+  }
+
   void horizon() {
+    affordable_revocations();
     const double drop = s_.drop;
     s_.drop = 0;  // the faults' end alone
     const Time quiet = *metrics::quiet_start(s_);
