@@ -33,6 +33,14 @@ std::vector<std::pair<std::string, MemberAssignment>> DeferredProtocol::assign(
     LeaderMemory& memory, Time now) const {
   std::set<std::string> present;
   for (const auto& m : members) present.insert(m.subscription.client_id);
+  // Another leader assigned since this process last did: what it remembers
+  // (holds, owners) is stale; it starts afresh as a new leader would.
+  if (!memory.current()) {
+    memory.previous.clear();
+    memory.departed.clear();
+    memory.last_moves.reset();
+  }
+  memory.last_assigned_generation = memory.generation;
   reconstruct(metadata, members, memory, now);
   // Members that were in the last assignment and are gone now departed.
   for (const auto& [client, partitions] : memory.previous)

@@ -36,6 +36,11 @@ struct LeaderMemory {
   std::map<std::string, std::vector<TopicPartition>> started_with;  // member id -> load, a group that starts stable
   int generation = -1;                 // the generation being assigned
   int last_completed_generation = -1;  // the last generation whose assignment this process received
+  int last_assigned_generation = -1;   // the last generation this process assigned as leader
+  // Whether the memory is the last assignment: this process assigned the
+  // last generation it received. If another leader assigned one since, what
+  // it remembers is stale (Connect's previousGenerationId check).
+  bool current() const { return last_assigned_generation == last_completed_generation; }
 };
 
 struct AssignmentOutcome {

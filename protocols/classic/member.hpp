@@ -95,6 +95,7 @@ class ClassicMember final : public MemberProcess {
                            std::map<std::string, std::vector<TopicPartition>> by_member) {
     leader_memory_.previous = std::move(by_client);
     leader_memory_.started_with = std::move(by_member);
+    leader_memory_.last_assigned_generation = leader_memory_.last_completed_generation;
   }
 
   bool running() const { return phase_ != Phase::Down; }
