@@ -46,7 +46,11 @@ void Ownership::given(Time at, const std::string& r, const std::string& newcomer
   auto& holders = owners_[r];
   for (const auto& h : holders) {
     if (h == newcomer) continue;
-    if (std::string cause = zombie_cause(h, r, generation); !cause.empty())
+    // A removed member acting on an assignment it received before it was
+    // removed (its callbacks waited for a batch) is the zombie here.
+    if (standing_.removed(newcomer))
+      zombies_.push_back(Zombie{r, newcomer, "removed", h, at, std::nullopt});
+    else if (std::string cause = zombie_cause(h, r, generation); !cause.empty())
       zombies_.push_back(Zombie{r, h, std::move(cause), newcomer, at, std::nullopt});
     else if (double_)
       double_(at, r, h, newcomer);
@@ -69,12 +73,14 @@ void Ownership::reaffirm(Time at, const std::string& member) {
     if (zombies_[i].to || zombies_[i].holder != member) continue;
     zombies_[i].to = at;
     const std::string r = zombies_[i].resource;
+    // Whoever else holds it was given it while the zombie held it: two
+    // claims meet in this rebalance, and the assignor (cooperative-sticky
+    // reading ownedPartitions) keeps it with the member whose claim it
+    // takes, while the other revokes it. Still Kafka's overlap.
     for (const auto& h : owners_[r]) {
       if (h == member) continue;
-      if (std::string cause = zombie_cause(h, r, std::nullopt); !cause.empty())
-        zombies_.push_back(Zombie{r, h, std::move(cause), member, at, std::nullopt});
-      else if (double_)
-        double_(at, r, h, member);
+      std::string cause = zombie_cause(h, r, std::nullopt);
+      zombies_.push_back(Zombie{r, h, cause.empty() ? "stale claim" : std::move(cause), member, at, std::nullopt});
     }
   }
 }

@@ -15,7 +15,9 @@
 //   ownedPartitions;
 // - conversion: an online migration took its assignment of the last
 //   completed SyncGroup for what it owns (ConsumerGroup.fromClassicGroup),
-//   and it still held more (a revocation in flight, an assignment reset).
+//   and it still held more (a revocation in flight, an assignment reset);
+// - stale claim: a zombie rejoined still holding the resource and was given
+//   it back while the member given it meanwhile revokes it in that round.
 #pragma once
 
 #include "metrics/standing.hpp"
@@ -34,7 +36,7 @@ namespace rsim::metrics {
 struct Zombie {
   std::string resource;
   std::string holder;     // still holding
-  std::string cause;      // "removed", "not rejoined" or "conversion"
+  std::string cause;      // "removed", "not rejoined", "conversion" or "stale claim"
   std::string newcomer;
   Time from;
   std::optional<Time> to;  // when the holder let go; unset if it never did
