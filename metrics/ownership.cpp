@@ -1,5 +1,7 @@
 #include "metrics/ownership.hpp"
 
+#include <algorithm>
+
 namespace rsim::metrics {
 
 namespace {
@@ -14,6 +16,12 @@ void Ownership::apply(const TraceEvent& ev) {
     reaffirm(ev.at, ev.actor);
   } else if (ev.kind == "joined" && ev.find("leader") != nullptr) {  // a classic JoinGroup answered
     if (auto g = ev.integer("generation")) rejoined_[ev.actor] = *g;
+    standing_.apply(ev);
+  } else if (ev.kind == "loaded" && ev.actor == "coordinator") {
+    // A new coordinator went back to the last persisted generation: a join
+    // to a later one was to a generation that no longer exists.
+    if (auto g = ev.integer("generation"))
+      for (auto& [member, joined] : rejoined_) joined = std::min(joined, *g);
     standing_.apply(ev);
   } else if (ev.kind == "conversion-assignment") {
     // What the converted group takes `member` to own; what it holds besides
