@@ -28,6 +28,19 @@ class Standing {
       removed_.insert(*m);
       return *m;
     }
+    // A static member's instance id taken over by a new process: the process
+    // that had joined under the old member id is out (it is fenced at its
+    // next request).
+    if (ev.kind == "member-replaced" && ev.actor == "coordinator") {
+      const std::string* old_id = ev.text("old-member-id");
+      if (old_id == nullptr) return std::nullopt;
+      for (const auto& [actor, id] : member_id_)
+        if (id == *old_id) {
+          removed_.insert(actor);
+          return actor;
+        }
+      return std::nullopt;
+    }
     if (ev.kind == "joined") {
       if (const std::string* id = ev.text("member-id")) member_id_[ev.actor] = *id;
       if (removed_.erase(ev.actor) != 0) return ev.actor;

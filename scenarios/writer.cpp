@@ -194,6 +194,18 @@ class Writer {
     out_ << YAML::Key << "events" << YAML::Value << YAML::BeginSeq;
     for (const auto& ev : s.events) {
       out_ << YAML::Flow << YAML::BeginMap;
+      // A scale-out is written as the joins it stands for: its ids depend
+      // on a member prefix the one-by-one member list does not keep.
+      if (const auto* so = std::get_if<ScaleOut>(&ev.action); so && !so->ids.empty()) {
+        for (std::size_t i = 0; i < so->ids.size(); ++i) {
+          if (i > 0) out_ << YAML::Flow << YAML::BeginMap;
+          key("at", duration_text(ev.at));
+          key("join", so->ids[i]);
+          if (!so->subscribe.empty()) list("subscribe", so->subscribe);
+          out_ << YAML::EndMap;
+        }
+        continue;
+      }
       key("at", duration_text(ev.at));
       std::visit([&](const auto& a) { action(a); }, ev.action);
       out_ << YAML::EndMap;

@@ -4,7 +4,8 @@
 // is written is loaded again before it is trusted.
 //
 // Not written: `expect:` (the swarm checks its own invariants), comments and
-// the `members: {count, prefix}` shorthand (members are listed one by one).
+// the `members: {count, prefix}` shorthand (members are listed one by one, and
+// a scale-out as the joins of the members it started).
 #pragma once
 
 #include "scenarios/scenario.hpp"

@@ -1,7 +1,8 @@
-// Runs work in child processes, several at a time, so that a run that
+// Runs work in forked worker processes, several at a time, so that a run that
 // crashes (a signal, an abort, a sanitizer report) or hangs becomes a result
-// of its own instead of the end of the whole campaign. Results come back in
-// task order whatever the number of jobs: the output does not depend on it.
+// of its own instead of the end of the whole campaign: the worker dies with
+// that task only and is replaced. Results come back in task order whatever
+// the number of jobs: the output does not depend on it.
 #pragma once
 
 #include <chrono>
@@ -31,7 +32,7 @@ struct Isolation {
   std::chrono::seconds wall_limit{120};
 };
 
-// Runs work(i) for i in [0, n), each in a fork of this process; `done` is
+// Runs work(i) for i in [0, n) in `jobs` forks of this process; `done` is
 // called in the parent as results arrive (for progress), in any order.
 std::vector<ChildResult> run_isolated(std::size_t n, const Isolation& isolation,
                                       const std::function<std::string(std::size_t)>& work,

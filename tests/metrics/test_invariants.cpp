@@ -1,0 +1,199 @@
+// The safety and liveness checkers on hand-built traces: each rule must be
+// able to fail, and Kafka's own overlaps must be told apart from violations.
+#include "metrics/invariants.hpp"
+#include "metrics/liveness.hpp"
+#include "metrics/summary.hpp"
+#include "scenarios/loader.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace rsim;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Script {
+  std::vector<TraceEvent> events;
+  Script& ev(Duration t, std::string actor, std::string kind, std::vector<TraceField> fields = {}) {
+    events.push_back(TraceEvent{time_at(t), std::move(actor), std::move(kind), std::move(fields)});
+    return *this;
+  }
+  Script& owns(Duration t, const std::string& m, std::vector<std::string> rs, std::int64_t generation = 1) {
+    return ev(t, m, "assigned", {{"generation", generation}, {"resources", rs}}).ev(t, m, "ready", {{"resources", rs}});
+  }
+  Script& removed(Duration t, const std::string& m, const std::string& reason = "session timeout expired") {
+    return ev(t, "coordinator", "member-removed", {{"member", m}, {"reason", reason}});
+  }
+};
+
+metrics::Summary check(const Script& t, metrics::InvariantRules rules = {}, Duration end = 100s) {
+  return metrics::summarize(t.events, {"T-0", "T-1"}, time_at(end), Duration{0}, std::nullopt, rules);
+}
+
+metrics::InvariantRules bounded(Duration grace) {
+  metrics::InvariantRules r;
+  r.zombie_grace = grace;
+  return r;
+}
+
+}  // namespace
+
+TEST_SUITE("metrics") {
+TEST_CASE("invariants: a resource given to a second member in good standing is a violation") {
+  Script t;
+  t.ev(0s, "A", "start").ev(0s, "B", "start").owns(1s, "A", {"T-0"}).owns(5s, "B", {"T-0"});
+  const auto m = check(t);
+  REQUIRE(m.violation);
+  CHECK(m.violation->invariant == "double-ownership");
+  CHECK(m.violation->at == time_at(5s));
+  CHECK(m.violation->members == std::vector<std::string>{"A", "B"});
+}
+
+TEST_CASE("invariants: a zombie ends within its bound, or it is a violation") {
+  // A is removed at 10 s and T-0 given to B at 12 s. A lets go at 20 s: 8 s
+  // after the handover, inside a 10 s grace; at 30 s it is 18 s, outside.
+  auto trace = [](Duration released) {
+    Script t;
+    t.ev(0s, "A", "start").ev(0s, "B", "start").owns(1s, "A", {"T-0"}).removed(10s, "A").owns(12s, "B", {"T-0"});
+    t.ev(released, "A", "lost", {{"resources", std::vector<std::string>{"T-0"}}});
+    return t;
+  };
+  const auto within = check(trace(20s), bounded(10s));
+  CHECK_FALSE(within.violation);
+  REQUIRE(within.zombies.size() == 1);
+  CHECK(within.zombies[0].cause == "removed");
+  const auto beyond = check(trace(30s), bounded(10s));
+  REQUIRE(beyond.violation);
+  CHECK(beyond.violation->invariant == "zombie");
+  CHECK(beyond.violation->at == time_at(22s));
+  // A freeze delays when A can notice: frozen 11-25 s, the bound is 25 + 10 s.
+  Script frozen = trace(30s);
+  frozen.events.insert(frozen.events.begin() + 5, TraceEvent{time_at(11s), "A", "pause", {}});
+  frozen.events.push_back(TraceEvent{time_at(25s), "A", "resume", {}});
+  CHECK_FALSE(check(frozen, bounded(10s)).violation);
+  // A zombie that never ends is caught once the run passes its bound.
+  Script forever;
+  forever.ev(0s, "A", "start").ev(0s, "B", "start").owns(1s, "A", {"T-0"}).removed(10s, "A").owns(12s, "B", {"T-0"});
+  const auto never = check(forever, bounded(10s));
+  REQUIRE(never.violation);
+  CHECK(never.violation->invariant == "zombie");
+}
+
+TEST_CASE("invariants: a static member never sends LeaveGroup; an eager member owns nothing when it joins") {
+  Script leave;
+  leave.ev(0s, "A", "start").owns(1s, "A", {"T-0"}).removed(10s, "A", "left the group");
+  metrics::InvariantRules rules;
+  rules.static_members = {"A"};
+  const auto s = check(leave, rules);
+  REQUIRE(s.violation);
+  CHECK(s.violation->invariant == "static-leave");
+  CHECK_FALSE(check(leave).violation);  // a dynamic member may leave
+
+  Script join;
+  join.ev(0s, "A", "start").owns(1s, "A", {"T-0"}).ev(5s, "A", "join");
+  rules = {};
+  rules.eager = true;
+  const auto e = check(join, rules);
+  REQUIRE(e.violation);
+  CHECK(e.violation->invariant == "eager-join");
+  CHECK_FALSE(check(join).violation);  // a cooperative member keeps what it owns
+}
+
+TEST_CASE("invariants: generations only grow; one formed again after a failover reloaded its predecessor is Kafka's") {
+  auto generation = [](Script& t, Duration at, std::int64_t g) { t.ev(at, "coordinator", "generation", {{"generation", g}}); };
+  Script back;
+  generation(back, 1s, 1);
+  generation(back, 2s, 2);
+  generation(back, 3s, 2);
+  REQUIRE(check(back).violation);
+  CHECK(check(back).violation->invariant == "generation");
+
+  Script reissued;  // 2 formed, not synced; the new coordinator loads 1; 2 forms again
+  generation(reissued, 1s, 1);
+  reissued.ev(1s, "coordinator", "stable", {{"generation", std::int64_t{1}}});
+  generation(reissued, 2s, 2);
+  reissued.ev(3s, "coordinator", "loaded", {{"generation", std::int64_t{1}}});
+  generation(reissued, 4s, 2);
+  const auto m = check(reissued);
+  CHECK_FALSE(m.violation);
+  CHECK(m.generations_reissued == 1);
+
+  Script lost;  // a new coordinator must not load a generation older than a completed one
+  generation(lost, 1s, 1);
+  generation(lost, 2s, 2);
+  lost.ev(2s, "coordinator", "stable", {{"generation", std::int64_t{2}}});
+  lost.ev(3s, "coordinator", "loaded", {{"generation", std::int64_t{1}}});
+  REQUIRE(check(lost).violation);
+  CHECK(check(lost).violation->invariant == "generation");
+
+  Script member;  // one process given an older epoch than before
+  member.ev(0s, "A", "start").owns(1s, "A", {"T-0"}, 3).owns(2s, "A", {"T-1"}, 2);
+  REQUIRE(check(member).violation);
+  CHECK(check(member).violation->invariant == "member-epoch");
+}
+
+TEST_CASE("invariants: Kafka's overlaps are zombies with their cause, not violations") {
+  // Not rejoined: B, a static member kept over generation 2 without joining
+  // it, still holds T-0 when A is given it in generation 2.
+  Script kept;
+  kept.ev(0s, "A", "start").ev(0s, "B", "start");
+  kept.ev(1s, "B", "joined", {{"member-id", std::string("B-1")}, {"generation", std::int64_t{1}}, {"leader", std::string("B-1")}});
+  kept.ev(1s, "A", "joined", {{"member-id", std::string("A-1")}, {"generation", std::int64_t{1}}, {"leader", std::string("B-1")}});
+  kept.owns(1s, "B", {"T-0"}, 1);
+  kept.ev(9s, "A", "joined", {{"member-id", std::string("A-1")}, {"generation", std::int64_t{2}}, {"leader", std::string("A-1")}});
+  kept.owns(9s, "A", {"T-0"}, 2);
+  const auto k = check(kept);
+  CHECK_FALSE(k.violation);
+  REQUIRE(k.zombies.size() == 1);
+  CHECK(k.zombies[0].cause == "not rejoined");
+  // The same with A having joined generation 2 and B too: a violation.
+  Script both = kept;
+  both.events.insert(both.events.end() - 2, TraceEvent{time_at(9s), "B", "joined",
+                                                      {{"member-id", std::string("B-1")}, {"generation", std::int64_t{2}},
+                                                       {"leader", std::string("A-1")}}});
+  CHECK(check(both).violation);
+
+  // Conversion: the converted group took B to own only T-1; T-0, which B was
+  // still revoking, is given to A at once (ConsumerGroup.fromClassicGroup).
+  Script converted;
+  converted.ev(0s, "A", "start").ev(0s, "B", "start").owns(1s, "B", {"T-0", "T-1"});
+  converted.ev(5s, "B", "revoking", {{"resources", std::vector<std::string>{"T-0"}}});
+  converted.ev(5s, "coordinator", "conversion-assignment", {{"member", std::string("B")}, {"resources", std::vector<std::string>{"T-1"}}});
+  converted.ev(5s, "coordinator", "converted", {{"from", std::string("classic")}, {"epoch", std::int64_t{1}}});
+  converted.owns(6s, "A", {"T-0"}, 2);
+  const auto c = check(converted);
+  CHECK_FALSE(c.violation);
+  REQUIRE(c.zombies.size() == 1);
+  CHECK(c.zombies[0].cause == "conversion");
+}
+
+TEST_CASE("liveness: a group that never settles after the faults is a finding; one that does is not") {
+  const auto s = scenario::load_text(R"(
+name: quiet
+duration: 20m
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, max.poll.interval.ms: 20000, metadata.max.age.ms: 30000, request.timeout.ms: 10000}
+topics: [{name: T, partitions: 2}]
+members: [{id: A, subscribe: [T]}]
+events: [{at: 30s, pause: A, for: 10s}]
+)", "quiet.yaml");
+  CHECK(metrics::quiet_start(s) == time_at(40s));
+  scenario::RunResult run;
+  run.protocol = "eager";
+  run.resources = {"T-0", "T-1"};
+  run.end = time_at(20min);
+  auto& t = run.trace;
+  t.emit(time_at(0s), "A", "start");
+  t.emit(time_at(1s), "coordinator", "state", {{"to", std::string("Stable")}});
+  t.emit(time_at(1s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-0"}}});
+  t.emit(time_at(1s), "A", "ready", {{"resources", std::vector<std::string>{"T-0"}}});
+  const auto never = metrics::check_liveness(s, run);
+  REQUIRE(never.finding);
+  CHECK(never.finding->invariant == "liveness");
+  CHECK(never.shape == "unprocessed");
+  t.emit(time_at(50s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-1"}}});
+  t.emit(time_at(50s), "A", "ready", {{"resources", std::vector<std::string>{"T-1"}}});
+  const auto settled = metrics::check_liveness(s, run);
+  CHECK_FALSE(settled.finding);
+  CHECK(settled.settled_at == time_at(50s));
+}
+}
