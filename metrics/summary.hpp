@@ -43,8 +43,6 @@ struct Summary {
   std::optional<Violation> violation;  // the first broken safety invariant
   std::vector<Finding> findings;       // every broken safety invariant, in time order
   int generations_reissued = 0;        // generations formed again after a failover (Kafka's behaviour)
-  // Overlaps Kafka has too, reported apart from violations (see invariants.hpp).
-  std::vector<Finding> kafka_overlaps;
   // Resources still held by a member the coordinator had removed when they
   // were given to another (classic protocol, frozen or cut-off members).
   std::vector<Zombie> zombies;

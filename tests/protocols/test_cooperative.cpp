@@ -527,59 +527,32 @@ TEST_CASE("every bundled scenario: eager stops the world, cooperative does not")
   CHECK(scenarios >= 8);
 }
 
-// Kafka converts a classic group taking each member's assignment for what it
-// owns (ConsumerGroup.fromClassicGroup). A member whose SyncGroup answer,
-// taking a partition away, arrives just after the conversion still holds
-// that partition while it revokes it, and the converted group may give it to
-// a consumer-protocol member at once: a brief overlap Kafka has too. True if
-// the violation is that one: one of the two members began revoking the
-// resource after the last conversion from classic, and had not finished.
-bool revoking_at_conversion(const scenario::RunResult& r, const metrics::Violation& v) {
-  const std::string prefix = "resource ", suffix = " owned by two members";
-  if (!v.what.starts_with(prefix) || !v.what.ends_with(suffix)) return false;
-  const std::string resource = v.what.substr(prefix.size(), v.what.size() - prefix.size() - suffix.size());
-  std::optional<Time> conversion;
-  bool revoking = false;
-  for (const auto& ev : r.trace.events()) {
-    if (ev.at > v.at) break;
-    if (ev.kind == "converted" && *ev.text("from") == "classic") {
-      conversion = ev.at;
-      revoking = false;
-    }
-    const auto* rs = ev.list("resources");
-    if (!conversion || rs == nullptr || std::find(rs->begin(), rs->end(), resource) == rs->end()) continue;
-    if (std::find(v.members.begin(), v.members.end(), ev.actor) == v.members.end()) continue;
-    if (ev.kind == "revoking") revoking = true;
-    if (ev.kind == "revoked" || ev.kind == "lost") revoking = false;
-  }
-  return revoking;
-}
-
 // The same faults with online migrations among them: members of a classic
 // group restart speaking the consumer protocol (the group converts, and
 // turns classic again when they all leave).
-TEST_CASE("online migration: over 100 random scenarios per classic protocol, no double ownership but a revocation in flight at the conversion, and convergence") {
+TEST_CASE("online migration: over 100 random scenarios per classic protocol, no double ownership, and convergence") {
   int converted = 0, back = 0, overlaps = 0;
   for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect"}) {
     for (std::uint64_t seed = 1; seed <= 100; ++seed) {
       CAPTURE(protocol);
       CAPTURE(seed);
       const auto x = run(random_scenario(seed, protocol, true), seed);
-      if (x.m.violation) {
-        if (!revoking_at_conversion(x.r, *x.m.violation)) FAIL(metrics::describe(*x.m.violation));
-        ++overlaps;
-      }
+      if (x.m.violation) FAIL(metrics::describe(*x.m.violation));
       std::size_t owned = 0;
       for (const auto& [member, rs] : x.m.final_assignment) owned += rs.size();
       CHECK(owned == 17);
       for (const auto& ev : x.r.trace.events())
         if (ev.kind == "converted") ++(*ev.text("from") == "classic" ? converted : back);
+      // Kafka's overlap: the conversion takes each member's last synced
+      // assignment for what it owns (ConsumerGroup.fromClassicGroup), so what
+      // a member still revoked then may go to another at once. A zombie, not
+      // a violation.
+      for (const auto& z : x.m.zombies) overlaps += z.cause == "conversion" ? 1 : 0;
     }
   }
   // The sample does migrate, both ways; the overlap at a conversion is rare.
   CHECK(converted >= 100);
   CHECK(back >= 10);
-  CHECK(overlaps <= 5);
-  MESSAGE("conversions ", converted, ", back ", back, ", overlaps at a conversion ", overlaps);
+  MESSAGE("conversions ", converted, ", back ", back, ", overlaps at a conversion (Kafka's) ", overlaps);
 }
 }

@@ -11,6 +11,7 @@
 #include "tools/swarm/verdict.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -42,7 +43,8 @@ struct Failure {
 struct ProtocolTally {
   std::string protocol;
   std::uint64_t runs = 0, failed = 0, liveness_skipped = 0;
-  std::uint64_t zombies = 0, reissued = 0, kafka_overlaps = 0;
+  std::map<std::string, std::uint64_t> zombies;  // by cause
+  std::uint64_t reissued = 0;
   std::int64_t longest_zombie_us = 0, slowest_settle_us = 0;
   std::uint64_t events = 0;
 };

@@ -20,7 +20,6 @@ std::string Verdict::to_json() const {
                            {"zombies", zombies},
                            {"longest_zombie_us", longest_zombie_us},
                            {"generations_reissued", generations_reissued},
-                           {"kafka_overlaps", kafka_overlaps},
                            {"settle_us", settle_us},
                            {"liveness_skipped", liveness_skipped},
                            {"events", events}};
@@ -34,10 +33,9 @@ Verdict Verdict::from_json(const std::string& line) {
   v.message = j.at("message").get<std::string>();
   v.shape = j.at("shape").get<std::string>();
   v.at_us = j.at("at_us").get<std::int64_t>();
-  v.zombies = j.at("zombies").get<int>();
+  v.zombies = j.at("zombies").get<std::map<std::string, int>>();
   v.longest_zombie_us = j.at("longest_zombie_us").get<std::int64_t>();
   v.generations_reissued = j.at("generations_reissued").get<int>();
-  v.kafka_overlaps = j.at("kafka_overlaps").get<int>();
   v.settle_us = j.at("settle_us").get<std::int64_t>();
   v.liveness_skipped = j.at("liveness_skipped").get<std::string>();
   v.events = j.at("events").get<std::uint64_t>();
@@ -63,11 +61,11 @@ Verdict judge(const scenario::Scenario& s, const std::string& protocol) {
   }
   v.events = run.events_executed;
   const auto summary = metrics::summarize(s, run);
-  v.zombies = static_cast<int>(summary.zombies.size());
-  for (const auto& z : summary.zombies)
+  for (const auto& z : summary.zombies) {
+    ++v.zombies[z.cause];
     v.longest_zombie_us = std::max(v.longest_zombie_us, ((z.to ? *z.to : run.end) - z.from).count());
+  }
   v.generations_reissued = summary.generations_reissued;
-  v.kafka_overlaps = static_cast<int>(summary.kafka_overlaps.size());
   const auto liveness = metrics::check_liveness(s, run);
   v.liveness_skipped = liveness.skipped;
   if (liveness.settled_at && liveness.quiet_from)

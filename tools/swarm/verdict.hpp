@@ -7,6 +7,7 @@
 #include "scenarios/scenario.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace rsim::swarm {
@@ -21,10 +22,11 @@ struct Verdict {
   std::string shape;              // a finer kind, for shrinking (liveness: what was wrong)
   std::int64_t at_us = -1;        // when it failed, in simulated time (-1: not a timed finding)
   // Figures for the campaign's report.
-  int zombies = 0;
+  // Kafka's own overlaps (metrics/ownership.hpp), by cause: removed, not
+  // rejoined, conversion, stale claim.
+  std::map<std::string, int> zombies;
   std::int64_t longest_zombie_us = 0;
   int generations_reissued = 0;   // Kafka's behaviour after a failover
-  int kafka_overlaps = 0;         // Kafka's own overlap at an online migration
   std::int64_t settle_us = -1;    // faults' end to settled; -1: liveness not checked
   std::string liveness_skipped;   // why not, if not
   std::uint64_t events = 0;
