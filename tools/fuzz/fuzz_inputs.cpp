@@ -1,12 +1,16 @@
 // libFuzzer target for the two kinds of user files: scenario files and group
 // snapshots (the first input byte picks which). Bad input must end in an
 // InputError (or, for an assignor, an AssignorError), never in a crash, a
-// hang or another exception. Built and run by tools/fuzz/run, not by Meson.
+// hang or another exception; a good scenario must write back into a file the
+// loader takes. Built and run by tools/fuzz/run, not by Meson.
 #include "protocols/assignors/assignor.hpp"
 #include "protocols/assignors/server.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/snapshot.hpp"
+#include "scenarios/writer.hpp"
+
+#include <cstdlib>
 
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +51,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
     if (data[0] < 128) {
-      (void)scenario::load_text(text, "fuzz.yaml");
+      // A scenario the loader takes must also write back into one it takes
+      // (the swarm's findings are written files), and stay so.
+      const auto s = scenario::load_text(text, "fuzz.yaml");
+      const std::string written = scenario::to_yaml(scenario::load_text(scenario::to_yaml(s), "written.yaml"));
+      if (scenario::to_yaml(scenario::load_text(written, "again.yaml")) != written) std::abort();
     } else {
       const auto snapshot = scenario::load_snapshot_text(text, "fuzz.json");
       if (affordable(snapshot.group)) assign_with_every_assignor(snapshot.group);
