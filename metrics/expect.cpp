@@ -1,24 +1,20 @@
 #include "metrics/expect.hpp"
 
 #include "scenarios/errors.hpp"
+#include "scenarios/metric_names.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace rsim::metrics {
 
 using scenario::Comparison;
 
-bool computed(std::string_view metric) {
-  return metric == "rebalances" || metric == "moves" || metric == "revocations" || metric == "protocol-bytes" ||
-         metric == "invariants" ||
-         metric == "final-assignment" || metric == "final-generation" || metric == "stop-the-world" ||
-         metric == "downtime.total" || metric == "downtime.max" || metric == "downtime.p50" || metric == "downtime.p99" ||
-         metric == "time-to-stable" || metric == "lag.peak" || metric == "lag.catch-up";
-}
+bool computed(std::string_view metric) { return scenario::find_metric(metric) != nullptr; }
 
 std::string format_assignment(const std::map<std::string, std::vector<std::string>>& a) {
   std::vector<std::string> parts;
@@ -42,27 +38,6 @@ bool compare(double got, Comparison op, double want) {
       return got >= want;
   }
   return false;
-}
-
-Duration seconds_metric(const std::string& name, const Summary& s) {
-  if (name == "stop-the-world") return s.stop_the_world;
-  if (name == "downtime.total") return s.downtime.total;
-  if (name == "downtime.max") return s.downtime.max;
-  if (name == "downtime.p50") return s.downtime.p50;
-  if (name == "downtime.p99") return s.downtime.p99;
-  if (name == "time-to-stable") return s.time_to_stable;
-  if (name == "lag.catch-up") return s.lag ? s.lag->catch_up : Duration{0};
-  return Duration{0};
-}
-
-double count_metric(const std::string& name, const Summary& s) {
-  if (name == "rebalances") return s.rebalances;
-  if (name == "moves") return s.moves;
-  if (name == "revocations") return s.revocations;
-  if (name == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
-  if (name == "final-generation") return s.final_generation;
-  if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
-  return 0;
 }
 
 // Compares as sets per member; members with nothing are the same as absent.
@@ -98,12 +73,12 @@ std::vector<ExpectResult> evaluate(const scenario::Scenario& s, const Summary& s
       r.ok = !summary.violation;
     } else if (x.duration) {
       r.want = x.text;
-      const Duration got = seconds_metric(x.metric, summary);
+      const Duration got{std::llround(value(summary, x.metric).value_or(0) * 1e6)};
       r.got = format_duration(got);
       r.ok = compare(static_cast<double>(got.count()), x.op, static_cast<double>(x.duration->count()));
     } else {
       r.want = x.text;
-      const double got = count_metric(x.metric, summary);
+      const double got = value(summary, x.metric).value_or(0);
       r.got = fmt::format("{}", got);
       r.ok = compare(got, x.op, *x.number);
     }

@@ -11,6 +11,25 @@
 
 namespace rsim::metrics {
 
+std::optional<double> value(const Summary& s, std::string_view metric) {
+  auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1e6; };
+  if (metric == "rebalances") return s.rebalances;
+  if (metric == "stop-the-world") return seconds(s.stop_the_world);
+  if (metric == "downtime.total") return seconds(s.downtime.total);
+  if (metric == "downtime.max") return seconds(s.downtime.max);
+  if (metric == "downtime.p50") return seconds(s.downtime.p50);
+  if (metric == "downtime.p99") return seconds(s.downtime.p99);
+  if (metric == "time-to-stable") return seconds(s.time_to_stable);
+  if (metric == "moves") return s.moves;
+  if (metric == "revocations") return s.revocations;
+  if (metric == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
+  if (metric == "final-generation") return s.final_generation;
+  if (!s.lag) return std::nullopt;
+  if (metric == "lag.peak") return s.lag->peak;
+  if (metric == "lag.catch-up") return seconds(s.lag->catch_up);
+  return std::nullopt;
+}
+
 std::string describe(const Violation& v) {
   return fmt::format("{} at {} ({})", v.what, format_time(v.at), fmt::join(v.members, ", "));
 }

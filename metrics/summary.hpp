@@ -69,4 +69,9 @@ Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run);
 
 std::string describe(const Violation& v);
 
+// A numeric metric of scenario::metric_names() read off a run, durations in
+// seconds; unset when the run has none (lag without load:) or the metric is
+// not a number (invariants, final-assignment).
+std::optional<double> value(const Summary& s, std::string_view metric);
+
 }  // namespace rsim::metrics

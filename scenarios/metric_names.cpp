@@ -3,22 +3,23 @@
 namespace rsim::scenario {
 
 const std::vector<MetricName>& metric_names() {
+  // In the order --format json lists them.
   static const std::vector<MetricName> kNames{
-      {"rebalances", MetricKind::Count, "completed rebalances in the window"},
-      {"moves", MetricKind::Count, "ownership transfers between members"},
-      {"revocations", MetricKind::Count, "resources revoked"},
-      {"protocol-bytes", MetricKind::Count, "JoinGroup and SyncGroup bytes, requests and responses"},
-      {"stop-the-world", MetricKind::Seconds, "time when nothing is processed while a member is alive"},
-      {"downtime.total", MetricKind::Seconds, "not-processed time summed over resources"},
-      {"downtime.max", MetricKind::Seconds, "largest not-processed time of a resource"},
-      {"downtime.p50", MetricKind::Seconds, "median not-processed time over resources"},
-      {"downtime.p99", MetricKind::Seconds, "99th percentile not-processed time over resources"},
-      {"time-to-stable", MetricKind::Seconds, "longest time from a disruption until all is processed"},
-      {"lag.peak", MetricKind::Count, "peak backlog in messages"},
-      {"lag.catch-up", MetricKind::Seconds, "longest catch-up time"},
+      {"rebalances", MetricKind::Count, "completed rebalances in the window", true, true},
+      {"stop-the-world", MetricKind::Seconds, "time when nothing is processed while a member is alive", true, true},
+      {"downtime.total", MetricKind::Seconds, "not-processed time summed over resources", true, true},
+      {"downtime.max", MetricKind::Seconds, "largest not-processed time of a resource", true, true},
+      {"downtime.p50", MetricKind::Seconds, "median not-processed time over resources", false, true},
+      {"downtime.p99", MetricKind::Seconds, "99th percentile not-processed time over resources", true, true},
+      {"time-to-stable", MetricKind::Seconds, "longest time from a disruption until all is processed", true, true},
+      {"lag.peak", MetricKind::Count, "peak backlog in messages", true, false, true},
+      {"lag.catch-up", MetricKind::Seconds, "longest catch-up time", false, false},
+      {"moves", MetricKind::Count, "ownership transfers between members", true, true},
+      {"revocations", MetricKind::Count, "resources revoked", true, true},
+      {"protocol-bytes", MetricKind::Count, "JoinGroup and SyncGroup bytes, requests and responses", true, true},
+      {"final-generation", MetricKind::Count, "classic generation id, or group epoch, at the end", true, false},
       {"invariants", MetricKind::Invariants, "ok, or the first violation"},
       {"final-assignment", MetricKind::Assignment, "ownership at the end of the run"},
-      {"final-generation", MetricKind::Count, "classic generation id, or group epoch, at the end"},
   };
   return kNames;
 }

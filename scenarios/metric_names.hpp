@@ -1,5 +1,6 @@
-// The metric names of the scenario contract (scenario-format.md, "Metric
-// names"), shared by `expect:`, --format json and the summary table.
+// The metrics of the scenario contract (scenario-format.md, "Metric names"):
+// the one table of them. `expect:`, --format json, `compare`'s columns and
+// `check`'s baseline all read it; metrics::value reads a metric off a run.
 #pragma once
 
 #include <string_view>
@@ -13,6 +14,9 @@ struct MetricName {
   std::string_view name;
   MetricKind kind;
   std::string_view meaning;
+  bool compared = false;  // a column of `compare`
+  bool baselined = false; // kept by `check --baseline` (all better when lower)
+  bool fractional = false;  // a count that is not whole (the fluid lag model's)
 };
 
 const std::vector<MetricName>& metric_names();

@@ -1,6 +1,7 @@
 #include "tools/report/baseline.hpp"
 
 #include "scenarios/errors.hpp"
+#include "scenarios/metric_names.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,19 +12,10 @@
 namespace rsim::report {
 
 std::map<std::string, double> baseline_metrics(const metrics::Summary& s) {
-  auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1e6; };
-  return {
-      {"rebalances", s.rebalances},
-      {"stop-the-world", seconds(s.stop_the_world)},
-      {"downtime.total", seconds(s.downtime.total)},
-      {"downtime.max", seconds(s.downtime.max)},
-      {"downtime.p50", seconds(s.downtime.p50)},
-      {"downtime.p99", seconds(s.downtime.p99)},
-      {"time-to-stable", seconds(s.time_to_stable)},
-      {"moves", s.moves},
-      {"revocations", s.revocations},
-      {"protocol-bytes", static_cast<double>(s.protocol_bytes)},
-  };
+  std::map<std::string, double> out;
+  for (const auto& m : scenario::metric_names())
+    if (m.baselined) out[std::string(m.name)] = metrics::value(s, m.name).value_or(0);
+  return out;
 }
 
 Baseline read_baseline(const std::string& path) {

@@ -1,5 +1,7 @@
 #include "tools/report/compare_output.hpp"
 
+#include "scenarios/metric_names.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -10,38 +12,26 @@ namespace rsim::report {
 
 namespace {
 
-// The columns every format shows, in order: metric name and value as text.
+// The columns every format shows, in order (the metric table's `compared`).
 struct Column {
-  const char* name;
+  std::string_view name;
   bool duration;
 };
-const std::vector<Column> kColumns{
-    {"rebalances", false},     {"stop-the-world", true}, {"downtime.total", true}, {"downtime.max", true},
-    {"downtime.p99", true},    {"time-to-stable", true}, {"lag.peak", false},      {"moves", false},
-    {"revocations", false},    {"protocol-bytes", false}, {"final-generation", false},
-};
 
-double seconds(Duration d) { return static_cast<double>(d.count()) / 1e6; }
-
-double value(const metrics::Summary& s, const std::string& name) {
-  if (name == "rebalances") return s.rebalances;
-  if (name == "stop-the-world") return seconds(s.stop_the_world);
-  if (name == "downtime.total") return seconds(s.downtime.total);
-  if (name == "downtime.max") return seconds(s.downtime.max);
-  if (name == "downtime.p99") return seconds(s.downtime.p99);
-  if (name == "time-to-stable") return seconds(s.time_to_stable);
-  if (name == "lag.peak") return s.lag ? s.lag->peak : 0;
-  if (name == "moves") return s.moves;
-  if (name == "revocations") return s.revocations;
-  if (name == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
-  if (name == "final-generation") return s.final_generation;
-  return 0;
+const std::vector<Column>& columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> out;
+    for (const auto& m : scenario::metric_names())
+      if (m.compared) out.push_back({m.name, m.kind == scenario::MetricKind::Seconds});
+    return out;
+  }();
+  return kColumns;
 }
 
 std::string text(const metrics::Summary& s, const Column& c) {
-  if (std::string(c.name).rfind("lag.", 0) == 0 && !s.lag) return "-";  // no load: in the scenario
-  const double v = value(s, c.name);
-  return c.duration ? fmt::format("{:.3f}", v) : fmt::format("{}", static_cast<long long>(v));
+  const auto v = metrics::value(s, c.name);
+  if (!v) return "-";  // lag without the scenario's load:
+  return c.duration ? fmt::format("{:.3f}", *v) : fmt::format("{}", static_cast<long long>(*v));
 }
 
 std::string invariants(const metrics::Summary& s) { return s.violation ? "VIOLATED" : "ok"; }
@@ -61,11 +51,11 @@ void write_compare_table(std::ostream& out, const std::string& scenario, std::ui
   std::size_t width = 7;
   for (const auto& r : rows) width = std::max(width, r.variant().size());
   std::string header = fmt::format("{:<{}}", "variant", width);
-  for (const auto& c : kColumns) header += fmt::format("  {:>{}}", c.name, std::max<std::size_t>(std::string(c.name).size(), 8));
+  for (const auto& c : columns()) header += fmt::format("  {:>{}}", c.name, std::max<std::size_t>(std::string(c.name).size(), 8));
   out << header << "  invariants\n";
   for (const auto& r : rows) {
     std::string line = fmt::format("{:<{}}", r.variant(), width);
-    for (const auto& c : kColumns)
+    for (const auto& c : columns())
       line += fmt::format("  {:>{}}", text(r.summary, c), std::max<std::size_t>(std::string(c.name).size(), 8));
     out << line << "  " << invariants(r.summary) << '\n';
   }
@@ -73,24 +63,24 @@ void write_compare_table(std::ostream& out, const std::string& scenario, std::ui
 
 void write_compare_markdown(std::ostream& out, const std::vector<VariantRow>& rows) {
   out << "| variant |";
-  for (const auto& c : kColumns) out << ' ' << c.name << (c.duration ? " (s)" : "") << " |";
+  for (const auto& c : columns()) out << ' ' << c.name << (c.duration ? " (s)" : "") << " |";
   out << " invariants |\n|---|";
-  for (std::size_t i = 0; i < kColumns.size(); ++i) out << "---:|";
+  for (std::size_t i = 0; i < columns().size(); ++i) out << "---:|";
   out << "---|\n";
   for (const auto& r : rows) {
     out << "| " << r.variant() << " |";
-    for (const auto& c : kColumns) out << ' ' << text(r.summary, c) << " |";
+    for (const auto& c : columns()) out << ' ' << text(r.summary, c) << " |";
     out << ' ' << invariants(r.summary) << " |\n";
   }
 }
 
 void write_compare_csv(std::ostream& out, const std::vector<VariantRow>& rows) {
   out << "variant,protocol,assignor";
-  for (const auto& c : kColumns) out << ',' << c.name;
+  for (const auto& c : columns()) out << ',' << c.name;
   out << ",invariants\n";
   for (const auto& r : rows) {
     out << r.variant() << ',' << r.protocol << ',' << r.assignor;
-    for (const auto& c : kColumns) out << ',' << text(r.summary, c);
+    for (const auto& c : columns()) out << ',' << text(r.summary, c);
     out << ',' << invariants(r.summary) << '\n';
   }
 }
@@ -106,10 +96,12 @@ void write_compare_json(std::ostream& out, const std::string& scenario, std::uin
     v["variant"] = r.variant();
     v["protocol"] = r.protocol;
     v["assignor"] = r.assignor;
-    for (const auto& c : kColumns) {
-      if (std::string(c.name).rfind("lag.", 0) == 0 && !r.summary.lag) v[c.name] = nullptr;
-      else if (c.duration) v[c.name] = value(r.summary, c.name);
-      else v[c.name] = static_cast<long long>(value(r.summary, c.name));
+    for (const auto& c : columns()) {
+      const std::string name(c.name);
+      const auto x = metrics::value(r.summary, c.name);
+      if (!x) v[name] = nullptr;
+      else if (c.duration) v[name] = *x;
+      else v[name] = static_cast<long long>(*x);
     }
     v["invariants"] = r.summary.violation ? metrics::describe(*r.summary.violation) : std::string("ok");
     variants.push_back(v);

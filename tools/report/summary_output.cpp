@@ -1,6 +1,9 @@
 #include "tools/report/summary_output.hpp"
 
+#include "scenarios/metric_names.hpp"
+
 #include <fmt/format.h>
+#include <cmath>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
@@ -47,21 +50,13 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
   j["seed"] = run.seed;
   nlohmann::ordered_json metrics;
   auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1e6; };
-  metrics["rebalances"] = m.rebalances;
-  metrics["stop-the-world"] = seconds(m.stop_the_world);
-  metrics["downtime.total"] = seconds(m.downtime.total);
-  metrics["downtime.max"] = seconds(m.downtime.max);
-  metrics["downtime.p50"] = seconds(m.downtime.p50);
-  metrics["downtime.p99"] = seconds(m.downtime.p99);
-  metrics["time-to-stable"] = seconds(m.time_to_stable);
-  if (m.lag) {
-    metrics["lag.peak"] = m.lag->peak;
-    metrics["lag.catch-up"] = seconds(m.lag->catch_up);
+  for (const auto& name : scenario::metric_names()) {
+    const auto v = metrics::value(m, name.name);
+    if (!v) continue;  // not a number, or not computed in this run (lag without load:)
+    const std::string key(name.name);
+    if (name.kind == scenario::MetricKind::Count && !name.fractional) metrics[key] = std::llround(*v);
+    else metrics[key] = *v;
   }
-  metrics["moves"] = m.moves;
-  metrics["revocations"] = m.revocations;
-  metrics["protocol-bytes"] = m.protocol_bytes;
-  metrics["final-generation"] = m.final_generation;
   metrics["invariants"] = m.violation ? metrics::describe(*m.violation) : std::string("ok");
   metrics["zombies"] = m.zombies.size();
   j["metrics"] = metrics;
