@@ -8,32 +8,34 @@ namespace rsim::scenario {
 using namespace std::chrono_literals;
 
 const std::vector<ConfigKey>& config_keys() {
+  using I = std::int64_t;
+  // Kafka's defaults (../shared/reference/, section 0): the one place they are written.
   static const std::vector<ConfigKey> kKeys{
-      {"session.timeout.ms", ConfigKind::Millis, "classic member session timeout (consumer 45000, Connect 10000)"},
-      {"heartbeat.interval.ms", ConfigKind::Millis, "classic heartbeat interval (3000)"},
-      {"max.poll.interval.ms", ConfigKind::Millis, "consumer poll deadline, also its rebalance timeout (300000)"},
-      {"rebalance.timeout.ms", ConfigKind::Millis, "Connect worker rebalance timeout (60000)"},
-      {"request.timeout.ms", ConfigKind::Millis, "client request timeout (30000)"},
-      {"metadata.max.age.ms", ConfigKind::Millis, "client metadata refresh interval (300000)"},
-      {"retry.backoff.ms", ConfigKind::Millis, "client retry backoff (100)"},
-      {"retry.backoff.max.ms", ConfigKind::Millis, "client retry backoff cap (1000)"},
-      {"group.initial.rebalance.delay.ms", ConfigKind::Millis, "broker: delay of a new group's first rebalance (3000)"},
-      {"group.min.session.timeout.ms", ConfigKind::Millis, "broker: lowest session timeout accepted (6000)"},
-      {"group.max.session.timeout.ms", ConfigKind::Millis, "broker: highest session timeout accepted (1800000)"},
-      {"group.max.size", ConfigKind::Integer, "broker: classic group size limit (unlimited)"},
-      {"scheduled.rebalance.max.delay.ms", ConfigKind::Millis, "deferred/incremental/connect: how long lost work is held (300000)"},
-      {"incremental.max.moves.per.round", ConfigKind::Integer, "incremental: resources moved per round (1)"},
-      {"incremental.round.interval.ms", ConfigKind::Millis, "incremental: time between rounds (10000)"},
-      {"group.consumer.session.timeout.ms", ConfigKind::Millis, "KIP-848 session timeout (45000)"},
-      {"group.consumer.heartbeat.interval.ms", ConfigKind::Millis, "KIP-848 heartbeat interval (5000)"},
-      {"group.consumer.migration.policy", ConfigKind::Text, "KIP-848 online migration policy (bidirectional)"},
-      {"group.streams.session.timeout.ms", ConfigKind::Millis, "KIP-1071 session timeout (45000)"},
-      {"group.streams.heartbeat.interval.ms", ConfigKind::Millis, "KIP-1071 heartbeat interval (5000)"},
-      {"group.streams.initial.rebalance.delay.ms", ConfigKind::Millis, "KIP-1071 initial rebalance delay (3000)"},
-      {"num.standby.replicas", ConfigKind::Integer, "streams standby replicas per stateful task (0)"},
-      {"max.warmup.replicas", ConfigKind::Integer, "streams warm-up replicas in flight (2)"},
-      {"acceptable.recovery.lag", ConfigKind::Integer, "streams: a client within this many records is caught up (10000)"},
-      {"probing.rebalance.interval.ms", ConfigKind::Millis, "streams probing rebalance interval (600000)"},
+      {"session.timeout.ms", ConfigKind::Millis, "classic member session timeout (consumer 45000, Connect 10000)", Duration{45s}, Duration{10s}},
+      {"heartbeat.interval.ms", ConfigKind::Millis, "classic heartbeat interval (3000)", Duration{3s}, std::nullopt},
+      {"max.poll.interval.ms", ConfigKind::Millis, "consumer poll deadline, also its rebalance timeout (300000)", Duration{300s}, std::nullopt},
+      {"rebalance.timeout.ms", ConfigKind::Millis, "Connect worker rebalance timeout (60000)", Duration{60s}, std::nullopt},
+      {"request.timeout.ms", ConfigKind::Millis, "client request timeout (30000)", Duration{30s}, std::nullopt},
+      {"metadata.max.age.ms", ConfigKind::Millis, "client metadata refresh interval (300000)", Duration{300s}, std::nullopt},
+      {"retry.backoff.ms", ConfigKind::Millis, "client retry backoff (100)", Duration{100ms}, std::nullopt},
+      {"retry.backoff.max.ms", ConfigKind::Millis, "client retry backoff cap (1000)", Duration{1s}, std::nullopt},
+      {"group.initial.rebalance.delay.ms", ConfigKind::Millis, "broker: delay of a new group's first rebalance (3000)", Duration{3s}, std::nullopt},
+      {"group.min.session.timeout.ms", ConfigKind::Millis, "broker: lowest session timeout accepted (6000)", Duration{6s}, std::nullopt},
+      {"group.max.session.timeout.ms", ConfigKind::Millis, "broker: highest session timeout accepted (1800000)", Duration{1800s}, std::nullopt},
+      {"group.max.size", ConfigKind::Integer, "broker: classic group size limit (unlimited)", I{INT32_MAX}, std::nullopt},
+      {"scheduled.rebalance.max.delay.ms", ConfigKind::Millis, "deferred/incremental/connect: how long lost work is held (300000)", Duration{300s}, std::nullopt},
+      {"incremental.max.moves.per.round", ConfigKind::Integer, "incremental: resources moved per round (1)", I{1}, std::nullopt},
+      {"incremental.round.interval.ms", ConfigKind::Millis, "incremental: time between rounds (10000)", Duration{10s}, std::nullopt},
+      {"group.consumer.session.timeout.ms", ConfigKind::Millis, "KIP-848 session timeout (45000)", Duration{45s}, std::nullopt},
+      {"group.consumer.heartbeat.interval.ms", ConfigKind::Millis, "KIP-848 heartbeat interval (5000)", Duration{5s}, std::nullopt},
+      {"group.consumer.migration.policy", ConfigKind::Text, "KIP-848 online migration policy (bidirectional)", std::string("bidirectional"), std::nullopt},
+      {"group.streams.session.timeout.ms", ConfigKind::Millis, "KIP-1071 session timeout (45000)", Duration{45s}, std::nullopt},
+      {"group.streams.heartbeat.interval.ms", ConfigKind::Millis, "KIP-1071 heartbeat interval (5000)", Duration{5s}, std::nullopt},
+      {"group.streams.initial.rebalance.delay.ms", ConfigKind::Millis, "KIP-1071 initial rebalance delay (3000)", Duration{3s}, std::nullopt},
+      {"num.standby.replicas", ConfigKind::Integer, "streams standby replicas per stateful task (0)", I{0}, std::nullopt},
+      {"max.warmup.replicas", ConfigKind::Integer, "streams warm-up replicas in flight (2)", I{2}, std::nullopt},
+      {"acceptable.recovery.lag", ConfigKind::Integer, "streams: a client within this many records is caught up (10000)", I{10000}, std::nullopt},
+      {"probing.rebalance.interval.ms", ConfigKind::Millis, "streams probing rebalance interval (600000)", Duration{600s}, std::nullopt},
   };
   return kKeys;
 }
@@ -51,62 +53,22 @@ std::vector<std::string_view> config_key_names() {
 }
 
 namespace {
-Duration default_millis(const Scenario& s, std::string_view key) {
-  const bool connect = !s.connectors.empty();
-  if (key == "session.timeout.ms") return connect ? Duration{10s} : Duration{45s};
-  if (key == "heartbeat.interval.ms") return 3s;
-  if (key == "max.poll.interval.ms") return 300s;
-  if (key == "rebalance.timeout.ms") return 60s;
-  if (key == "request.timeout.ms") return 30s;
-  if (key == "metadata.max.age.ms") return 300s;
-  if (key == "retry.backoff.ms") return 100ms;
-  if (key == "retry.backoff.max.ms") return 1s;
-  if (key == "group.initial.rebalance.delay.ms") return 3s;
-  if (key == "group.min.session.timeout.ms") return 6s;
-  if (key == "group.max.session.timeout.ms") return 1800s;
-  if (key == "scheduled.rebalance.max.delay.ms") return 300s;
-  if (key == "incremental.round.interval.ms") return 10s;
-  if (key == "group.consumer.session.timeout.ms") return 45s;
-  if (key == "group.consumer.heartbeat.interval.ms") return 5s;
-  if (key == "group.streams.session.timeout.ms") return 45s;
-  if (key == "group.streams.heartbeat.interval.ms") return 5s;
-  if (key == "group.streams.initial.rebalance.delay.ms") return 3s;
-  if (key == "probing.rebalance.interval.ms") return 600s;
-  assert(false && "no default for this key");
-  return Duration{0};
-}
-
-std::int64_t default_integer(std::string_view key) {
-  if (key == "group.max.size") return INT32_MAX;
-  if (key == "incremental.max.moves.per.round") return 1;
-  if (key == "num.standby.replicas") return 0;
-  if (key == "max.warmup.replicas") return 2;
-  if (key == "acceptable.recovery.lag") return 10000;
-  assert(false && "no default for this key");
-  return 0;
+// The value in effect for `key`: the scenario's, else the default for its
+// kind of group.
+const ConfigValue& effective(const Scenario& s, std::string_view key) {
+  auto it = s.config.find(std::string(key));
+  if (it != s.config.end()) return it->second.value;
+  const ConfigKey* k = find_config_key(key);
+  assert(k != nullptr && "not a config key");
+  if (!s.connectors.empty() && k->connect_default) return *k->connect_default;
+  return k->kafka_default;
 }
 }  // namespace
 
-Duration config_millis(const Scenario& s, std::string_view key) {
-  assert(find_config_key(key) != nullptr && find_config_key(key)->kind == ConfigKind::Millis);
-  auto it = s.config.find(std::string(key));
-  if (it != s.config.end()) return std::get<Duration>(it->second.value);
-  return default_millis(s, key);
-}
+Duration config_millis(const Scenario& s, std::string_view key) { return std::get<Duration>(effective(s, key)); }
 
-std::int64_t config_integer(const Scenario& s, std::string_view key) {
-  assert(find_config_key(key) != nullptr && find_config_key(key)->kind == ConfigKind::Integer);
-  auto it = s.config.find(std::string(key));
-  if (it != s.config.end()) return std::get<std::int64_t>(it->second.value);
-  return default_integer(key);
-}
+std::int64_t config_integer(const Scenario& s, std::string_view key) { return std::get<std::int64_t>(effective(s, key)); }
 
-std::string config_text(const Scenario& s, std::string_view key) {
-  assert(find_config_key(key) != nullptr && find_config_key(key)->kind == ConfigKind::Text);
-  auto it = s.config.find(std::string(key));
-  if (it != s.config.end()) return std::get<std::string>(it->second.value);
-  assert(key == "group.consumer.migration.policy" && "no default for this key");
-  return "bidirectional";
-}
+std::string config_text(const Scenario& s, std::string_view key) { return std::get<std::string>(effective(s, key)); }
 
 }  // namespace rsim::scenario

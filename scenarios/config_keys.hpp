@@ -16,6 +16,8 @@ struct ConfigKey {
   std::string_view name;
   ConfigKind kind;
   std::string_view doc;
+  ConfigValue kafka_default;                 // Kafka's default
+  std::optional<ConfigValue> connect_default;  // a Connect worker's, where it differs
 };
 
 const std::vector<ConfigKey>& config_keys();

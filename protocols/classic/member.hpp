@@ -26,18 +26,20 @@ namespace rsim::protocols::classic {
 
 using namespace std::chrono_literals;
 
+// Every timeout is set from the scenario (scenarios/member_config.cpp, with
+// Kafka's defaults from the config key table); none has a default here.
 struct MemberConfig {
   std::string client_id;  // the scenario's member id
   std::optional<std::string> instance_id;
   std::vector<std::string> topics;
-  Duration session_timeout = 45s;
-  Duration heartbeat_interval = 3s;
-  Duration rebalance_timeout = 300s;  // what the member sends in JoinGroup
-  Duration max_poll_interval = 300s;  // max.poll.interval.ms: the poll deadline
-  Duration request_timeout = 30s;     // request.timeout.ms
-  Duration retry_backoff = 100ms;
-  Duration retry_backoff_max = 1s;    // retry.backoff.max.ms
-  Duration metadata_max_age = 300s;   // metadata.max.age.ms
+  Duration session_timeout{0};    // session.timeout.ms
+  Duration heartbeat_interval{0}; // heartbeat.interval.ms
+  Duration rebalance_timeout{0};  // what the member sends in JoinGroup
+  Duration max_poll_interval{0};  // max.poll.interval.ms: the poll deadline
+  Duration request_timeout{0};    // request.timeout.ms
+  Duration retry_backoff{0};      // retry.backoff.ms
+  Duration retry_backoff_max{0};  // retry.backoff.max.ms
+  Duration metadata_max_age{0};   // metadata.max.age.ms
   Duration revoke_cost{0};  // per revoked resource: commit, flush
   Duration assign_cost{0};  // per assigned resource: init
   // Per resource of these topics (a Connect scenario's connectors), instead.
