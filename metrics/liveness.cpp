@@ -2,6 +2,7 @@
 
 #include "metrics/processing.hpp"
 #include "scenarios/config_keys.hpp"
+#include "scenarios/resources.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -61,14 +62,6 @@ Duration slowest(const scenario::Scenario& s, Duration base, bool revoke) {
   return d;
 }
 
-// The topic (or connector) a resource belongs to: TOPIC-N, CONNECTOR, CONNECTOR/N.
-std::string topic_of(const scenario::Scenario& s, const std::string& resource) {
-  if (const auto slash = resource.rfind('/'); slash != std::string::npos) return resource.substr(0, slash);
-  for (const auto& c : s.connectors)
-    if (c.name == resource) return resource;
-  return resource.substr(0, resource.rfind('-'));
-}
-
 // The resources the group must process once the faults are over: those of
 // the topics its live members subscribe to (a topic whose last subscriber is
 // gone has nobody to process it, in Kafka too).
@@ -96,9 +89,10 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
   std::set<std::string> needed;
   for (const auto& m : alive)
     if (auto it = subscribed.find(m); it != subscribed.end()) needed.insert(it->second.begin(), it->second.end());
+  const scenario::ResourceIndex index(s);
   std::vector<std::string> out;
   for (const auto& r : run.resources)
-    if (needed.count(topic_of(s, r)) != 0) out.push_back(r);
+    if (needed.count(scenario::owner_of(index, r)) != 0) out.push_back(r);
   return out;
 }
 

@@ -75,20 +75,11 @@ std::set<std::string> upgraded_members(const Scenario& s) {
   return out;
 }
 
-// Resources by the names the loader already checked: TOPIC-N, CONNECTOR or
-// CONNECTOR/N (see Topic::connector for how connectors are resources).
+// Resources by the names the loader already checked.
 std::vector<protocols::TopicPartition> parse_resources(const Scenario& s, const std::vector<std::string>& names) {
+  const ResourceIndex index(s);
   std::vector<protocols::TopicPartition> out;
-  for (const auto& n : names) {
-    if (const auto slash = n.rfind('/'); slash != std::string::npos) {
-      out.push_back({protocols::Topic::connector(n.substr(0, slash)), static_cast<int>(*parse_integer(n.substr(slash + 1))) + 1});
-    } else if (std::any_of(s.connectors.begin(), s.connectors.end(), [&](const Connector& c) { return c.name == n; })) {
-      out.push_back({protocols::Topic::connector(n), 0});
-    } else {
-      const auto dash = n.rfind('-');
-      out.push_back({n.substr(0, dash), static_cast<int>(*parse_integer(n.substr(dash + 1)))});
-    }
-  }
+  for (const auto& n : names) out.push_back(topic_partition(index, n));
   return out;
 }
 
@@ -99,10 +90,6 @@ std::vector<std::string> resources_of(const Scenario& s, const std::vector<std::
   std::vector<std::string> all;
   for (const auto& c : s.connectors) all.push_back(protocols::Topic::connector(c.name).name());
   return all;
-}
-
-std::string resource_name(const std::string& topic, int partition) {
-  return protocols::to_string(protocols::TopicPartition{topic, partition});
 }
 
 // What the runner does to a member process, whatever protocol it speaks.
@@ -272,11 +259,11 @@ class GroupRun {
     r.end = kernel_.now();
     for (const auto& t : s_.topics)
       if (group_topics_.count(t.name) != 0)
-        for (int p = 0; p < metadata_.at(t.name); ++p) r.resources.push_back(resource_name(t.name, p));
+        for (int p = 0; p < metadata_.at(t.name); ++p) r.resources.push_back(resource_name({t.name, p}));
     for (const auto& c : s_.connectors) {
       const std::string topic = protocols::Topic::connector(c.name).name();
       if (group_topics_.count(topic) != 0)
-        for (int p = 0; p <= c.tasks; ++p) r.resources.push_back(resource_name(topic, p));
+        for (int p = 0; p <= c.tasks; ++p) r.resources.push_back(resource_name({topic, p}));
     }
     r.network = network_.stats();
     r.events_executed = kernel_.executed();
@@ -452,7 +439,7 @@ class GroupRun {
     for (const auto& t : topics) {
       if (!group_topics_.insert(t).second || !started_) continue;
       std::vector<std::string> added;
-      for (int p = 0; p < metadata_.at(t); ++p) added.push_back(resource_name(t, p));
+      for (int p = 0; p < metadata_.at(t); ++p) added.push_back(resource_name({t, p}));
       trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", t}, {"resources", added}});
     }
   }
@@ -460,7 +447,7 @@ class GroupRun {
   void add_partitions(const std::string& topic, int count) {
     int& current = metadata_.at(topic);
     std::vector<std::string> added;
-    for (int p = current; p < count; ++p) added.push_back(partition_name(topic, p));
+    for (int p = current; p < count; ++p) added.push_back(resource_name({topic, p}));
     current = count;
     if (group_topics_.count(topic) != 0)
       trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", topic}, {"resources", added}});
