@@ -57,6 +57,23 @@ inline std::string timeline(const scenario::RunResult& r, const std::set<std::st
   return out;
 }
 
+// The handovers of a run, for the cooperative designs' tests: the events of
+// the given kinds with their resources; a coordinator's generation number;
+// an `assigned` of nothing left out.
+inline std::string handovers(const scenario::RunResult& r, const std::set<std::string>& kinds) {
+  std::string out;
+  for (const auto& ev : r.trace.events()) {
+    if (kinds.count(ev.kind) == 0) continue;
+    const auto* rs = ev.list("resources");
+    if (ev.kind == "assigned" && rs != nullptr && rs->empty()) continue;
+    out += fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
+    if (auto g = ev.integer("generation"); g && ev.actor == "coordinator") out += fmt::format(" g{}", *g);
+    if (rs != nullptr) out += fmt::format(" [{}]", fmt::join(*rs, ","));
+    out += "\n";
+  }
+  return out;
+}
+
 inline std::string joined(const std::vector<std::string>& want) {
   std::string out;
   for (const auto& l : want) out += l + "\n";
