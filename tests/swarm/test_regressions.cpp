@@ -51,7 +51,7 @@ std::vector<std::string> protocols_of(const std::string& path) {
 TEST_SUITE("swarm") {
 TEST_CASE("every swarm and hostile-input regression passes the checkers under its protocols") {
   const auto files = regression_files();
-  REQUIRE(files.size() >= 9);
+  REQUIRE(files.size() >= 20);
   for (const auto& f : files) {
     const auto protocols = protocols_of(f);
     CAPTURE(f);
