@@ -159,7 +159,6 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
       emit("member-left-static", {{"member", it->second.client_id}, {"member-id", it->second.member_id}});
     } else {
       fence(req.member_id, "left the group");
-      compute_target();
       update_group_state();
     }
     resp.member_id = req.member_id;
@@ -346,7 +345,6 @@ void ConsumerCoordinator::arm_session(const std::string& member_id) {
                                : config_.session_timeout;
   t.session->arm_in(timeout, [this, member_id] {
     fence(member_id, "session timeout expired");
-    compute_target();
     update_group_state();
   });
 }
@@ -362,13 +360,15 @@ void ConsumerCoordinator::arm_rebalance(const std::string& member_id, int epoch,
     if (it == state_.members.end() || it->second.state != MemberState::UnrevokedPartitions || it->second.epoch != epoch)
       return;
     fence(member_id, "rebalance timeout expired");
-    compute_target();
     update_group_state();
   });
 }
 
-// Empty, Reconciling (some member not yet at the target epoch) or Stable;
-// reaching Stable at a new target epoch completes a rebalance.
+// Empty; Assigning (the group epoch moved past the target: a new target is
+// computed at the next heartbeat of any member, as Kafka does it only inside
+// one, not in the timer or leave that bumped the epoch); Reconciling (some
+// member not yet at the target epoch); or Stable. Reaching Stable at a new
+// target epoch completes a rebalance.
 bool ConsumerCoordinator::converged() const {
   return std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
     const MemberView& m = e.second;
@@ -378,7 +378,8 @@ bool ConsumerCoordinator::converged() const {
 
 void ConsumerCoordinator::update_group_state() {
   std::string next = "Empty";
-  if (!state_.members.empty()) next = converged() ? "Stable" : "Reconciling";
+  if (!state_.members.empty())
+    next = state_.group_epoch > state_.target_epoch ? "Assigning" : converged() ? "Stable" : "Reconciling";
   if (next != group_state_) {
     emit("state", {{"from", group_state_}, {"to", next}});
     group_state_ = next;
@@ -471,7 +472,10 @@ void ConsumerCoordinator::handle_heartbeat(classic::HeartbeatRequest req, classi
     arm_session(req.member_id);
     const MemberView& m = it->second;
     if (req.generation != m.epoch) r.error = classic::Error::IllegalGeneration;
-    else if (m.epoch != state_.target_epoch || m.state != MemberState::Stable) r.error = classic::Error::RebalanceInProgress;
+    // classicGroupHeartbeatToConsumerGroup: rejoin when the group epoch moved
+    // past the member's (its JoinGroup then computes the target) or it has
+    // a step to take.
+    else if (m.epoch < state_.group_epoch || m.state != MemberState::Stable) r.error = classic::Error::RebalanceInProgress;
   }
   reply(r);
 }
@@ -479,7 +483,6 @@ void ConsumerCoordinator::handle_heartbeat(classic::HeartbeatRequest req, classi
 void ConsumerCoordinator::handle_leave(classic::LeaveGroupRequest req) {
   if (state_.members.count(req.member_id) == 0) return;
   fence(req.member_id, "left the group");
-  compute_target();
   update_group_state();
 }
 
@@ -551,7 +554,10 @@ void ConsumerCoordinator::replay(const std::vector<Record>& log) {
   }
   // The state the group was in: a group that had converged is Stable at its
   // target epoch (no new rebalance to count).
-  group_state_ = state_.members.empty() ? "Empty" : converged() ? "Stable" : "Reconciling";
+  group_state_ = state_.members.empty()                        ? "Empty"
+                 : state_.group_epoch > state_.target_epoch ? "Assigning"
+                 : converged()                               ? "Stable"
+                                                             : "Reconciling";
   last_stable_epoch_ = group_state_ == "Stable" ? state_.target_epoch : -1;
   emit("loaded", {{"generation", state_.target_epoch}, {"state", group_state_},
                   {"members", static_cast<std::int64_t>(state_.members.size())}});

@@ -109,6 +109,8 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
                          Duration session_timeout = Duration{0});
   void fence(const std::string& member_id, const std::string& reason);
   void notice_classic_only();
+  // The target assignment, when the group epoch has moved past it: only in
+  // a heartbeat (or a classic member's JoinGroup), Kafka's lazy rule.
   void compute_target();
   void reconcile(MemberView& m, const std::vector<TopicPartition>& owned);
   void next_assignment(MemberView& m, const std::vector<TopicPartition>& owned);
