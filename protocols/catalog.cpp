@@ -2,17 +2,33 @@
 
 namespace rsim::protocols {
 
+// The classic strategies, each in its own file of protocols/classic/.
+namespace classic {
+std::unique_ptr<EmbeddedProtocol> make_eager_protocol(const StrategySettings&);
+std::unique_ptr<EmbeddedProtocol> make_cooperative_protocol(const StrategySettings&);
+std::unique_ptr<EmbeddedProtocol> make_deferred_protocol(const StrategySettings&);
+std::unique_ptr<EmbeddedProtocol> make_incremental_protocol(const StrategySettings&);
+std::unique_ptr<EmbeddedProtocol> make_connect_protocol(const StrategySettings&);
+std::unique_ptr<EmbeddedProtocol> make_planted_bug_protocol(const StrategySettings&);
+}  // namespace classic
+
 const std::vector<ProtocolInfo>& all_protocols() {
   static const std::vector<ProtocolInfo> kProtocols{
-      {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)"},
-      {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds"},
-      {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms"},
-      {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval"},
-      {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off"},
+      {"eager", Family::Classic, "range", true, "classic JoinGroup/SyncGroup; every member revokes everything (stop-the-world)",
+       false, classic::make_eager_protocol},
+      {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds",
+       false, classic::make_cooperative_protocol},
+      {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms",
+       false, classic::make_deferred_protocol},
+      {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval",
+       false, classic::make_incremental_protocol},
+      {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off",
+       false, classic::make_connect_protocol},
       {"consumer", Family::Consumer, "uniform", true, "KIP-848 broker-side consumer protocol: heartbeats, epochs, per-member reconciliation"},
       {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
       {"cooperative-planted-bug", Family::Classic, "cooperative-sticky", true,
-       "test only: cooperative with a planted bug (a moving partition goes to its new owner while the old one revokes it)", true},
+       "test only: cooperative with a planted bug (a moving partition goes to its new owner while the old one revokes it)", true,
+       classic::make_planted_bug_protocol},
   };
   return kProtocols;
 }

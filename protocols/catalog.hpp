@@ -3,13 +3,22 @@
 // the ones this build cannot run yet with a clear message.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace rsim::protocols {
 
+namespace classic {
+class EmbeddedProtocol;
+struct StrategySettings;
+}  // namespace classic
+
 enum class Family { Classic, Consumer, Streams };
+
+// Makes a classic-family protocol's embedded strategy (protocols/classic/).
+using StrategyFactory = std::unique_ptr<classic::EmbeddedProtocol> (*)(const classic::StrategySettings&);
 
 struct ProtocolInfo {
   std::string_view name;
@@ -18,6 +27,7 @@ struct ProtocolInfo {
   bool runnable;  // false: named by the contract, not simulated by this build yet
   std::string_view summary;
   bool test_only = false;  // a deliberately broken variant the checkers must catch; not listed
+  StrategyFactory make_strategy = nullptr;  // classic family: the embedded protocol
 };
 
 struct AssignorInfo {

@@ -282,15 +282,12 @@ class GroupRun {
   }
 
   std::unique_ptr<cl::EmbeddedProtocol> make_embedded() const {
-    const Duration delay = config_millis(s_, "scheduled.rebalance.max.delay.ms");
-    if (protocol_name_ == "cooperative") return std::make_unique<cl::CooperativeProtocol>();
-    if (protocol_name_ == "cooperative-planted-bug") return std::make_unique<cl::PlantedBugCooperativeProtocol>();
-    if (protocol_name_ == "deferred") return std::make_unique<cl::DeferredProtocol>(delay);
-    if (protocol_name_ == "connect") return std::make_unique<cl::ConnectProtocol>(delay);
-    if (protocol_name_ == "incremental")
-      return std::make_unique<cl::IncrementalProtocol>(delay, static_cast<int>(config_integer(s_, "incremental.max.moves.per.round")),
-                                                       config_millis(s_, "incremental.round.interval.ms"));
-    return std::make_unique<cl::EagerProtocol>();
+    cl::StrategySettings settings;
+    settings.max_delay = config_millis(s_, "scheduled.rebalance.max.delay.ms");
+    settings.max_moves = static_cast<int>(config_integer(s_, "incremental.max.moves.per.round"));
+    settings.round_interval = config_millis(s_, "incremental.round.interval.ms");
+    const auto* p = protocols::find_protocol(protocol_name_);
+    return p->make_strategy ? p->make_strategy(settings) : nullptr;  // the consumer protocol has none
   }
 
   cl::MemberConfig member_config(const MemberSpec& spec) const {

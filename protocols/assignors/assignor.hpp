@@ -46,6 +46,12 @@ class Assignor {
   virtual ~Assignor() = default;
   virtual std::string_view name() const = 0;
   virtual GroupAssignment assign(const GroupSnapshot& group) const = 0;
+  // Where everything would go if nothing had to wait for its owner to let
+  // go: a cooperative assignor's assignment before it withholds what moves.
+  virtual GroupAssignment target(const GroupSnapshot& group) const { return assign(group); }
+  // Whether the assignor keeps a member's last assignment in its user data
+  // and reads it instead of ownedPartitions (Kafka's eager StickyAssignor).
+  virtual bool keeps_last_assignment() const { return false; }
 };
 
 // Members in the order Kafka's AbstractPartitionAssignor.MemberInfo sorts them:

@@ -12,6 +12,8 @@ class CooperativeStickyAssignor final : public Assignor {
  public:
   std::string_view name() const override { return "cooperative-sticky"; }
   GroupAssignment assign(const GroupSnapshot& group) const override;
+  // The sticky assignment, moving partitions included.
+  GroupAssignment target(const GroupSnapshot& group) const override { return sticky_.assign_detailed(group).assignment; }
   // The partitions withheld this round, and whom they are going to.
   std::map<TopicPartition, std::string> transferring(const GroupSnapshot& group) const;
 

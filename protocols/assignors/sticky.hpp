@@ -35,6 +35,7 @@ class StickyAssignor final : public Assignor {
  public:
   std::string_view name() const override { return "sticky"; }
   GroupAssignment assign(const GroupSnapshot& group) const override { return assign_detailed(group).assignment; }
+  bool keeps_last_assignment() const override { return true; }
   StickyResult assign_detailed(const GroupSnapshot& group) const;
 };
 

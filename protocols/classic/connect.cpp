@@ -1,4 +1,10 @@
-#include "protocols/classic/embedded.hpp"
+// Kafka Connect as shipped (KIP-415): the leader runs Connect's
+// IncrementalCooperativeAssignor, whose memory lives in the leader process
+// (a new leader starts afresh). Lost work waits for the delay even when its
+// worker is back; successive revoking rounds back off. Members rejoin after
+// a revocation and when the delay their assignment carries expires.
+#include "protocols/assignors/connect.hpp"
+#include "protocols/classic/cooperative.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,27 +12,66 @@
 namespace rsim::protocols::classic {
 
 namespace {
+
 std::int64_t millis(Duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
-}  // namespace
+
+// Connect's assignor instance with its previous round, created at the first
+// assignment this process computes.
+struct ConnectMemory final : LeaderState {
+  std::unique_ptr<connect::IncrementalCooperativeAssignor> assignor;
+  std::map<std::string, std::vector<TopicPartition>> started_with;  // member id -> load, a group that starts stable
+  int started_generation = -1;
+};
+
+class ConnectProtocol final : public CooperativeProtocol {
+ public:
+  explicit ConnectProtocol(Duration max_delay) : max_delay_(max_delay) {}
+  std::string_view name() const override { return "connect"; }
+  std::unique_ptr<LeaderState> new_leader_state() const override { return std::make_unique<ConnectMemory>(); }
+  void remember_start(LeaderState* state, const std::map<std::string, std::vector<TopicPartition>>&,
+                      const std::map<std::string, std::vector<TopicPartition>>& by_member, int generation) const override {
+    auto& m = *static_cast<ConnectMemory*>(state);
+    m.started_with = by_member;
+    m.started_generation = generation;
+  }
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members,
+                                                               LeaderState* state, const LeaderView& view) const override;
+  // The worker stops what it no longer runs and rejoins whenever the
+  // assignment revokes anything, even work it never started (Connect's
+  // leader can deal lost work to a returning worker and revoke part of it
+  // for balance in the same round).
+  AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
+                                  const MemberAssignment& assignment) const override {
+    AssignmentOutcome o = difference(owned, assignment);
+    o.rejoin = !o.revoke.empty() || !assignment.revoked.empty();
+    return o;
+  }
+
+ private:
+  Duration max_delay_;
+};
 
 std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(const Assignor& assignor,
                                                                               const Metadata& metadata,
                                                                               const std::vector<JoinedMember>& members,
-                                                                              LeaderMemory& memory, Time now) const {
-  if (!memory.connect) {
-    memory.connect = std::make_shared<connect::IncrementalCooperativeAssignor>(millis(max_delay_));
+                                                                              LeaderState* state,
+                                                                              const LeaderView& view) const {
+  auto& memory = *static_cast<ConnectMemory*>(state);
+  if (!memory.assignor) {
+    memory.assignor = std::make_unique<connect::IncrementalCooperativeAssignor>(millis(max_delay_));
     if (!memory.started_with.empty()) {
       std::vector<connect::WorkerLoad> loads;
       for (const auto& [member, load] : memory.started_with) loads.push_back({member, connect::split_work(load)});
-      memory.connect->remember(loads, memory.last_completed_generation);
+      memory.assignor->remember(loads, memory.started_generation);
     }
   }
   // Each worker's JoinGroup metadata carries what it runs (its owned
   // resources): the snapshot's owned partitions.
   const GroupSnapshot g = snapshot_of(assignor, metadata, members);
-  const auto r = memory.connect->assign(connect::configured_work(g), memory.last_completed_generation, memory.generation,
-                                        connect::worker_loads(g), millis(now.time_since_epoch()));
-  const int delay = memory.connect->delay();
+  const auto r = memory.assignor->assign(connect::configured_work(g), view.last_completed_generation, view.generation,
+                                         connect::worker_loads(g), millis(view.now.time_since_epoch()));
+  const int delay = memory.assignor->delay();
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& m : members) {
     const connect::Work& w = r.all.at(m.member_id);
@@ -44,15 +89,10 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(co
   return out;
 }
 
-// The worker stops what it no longer runs and rejoins whenever the
-// assignment revokes anything, even work it never started (Connect's leader
-// can deal lost work to a returning worker and revoke part of it for balance
-// in the same round).
-AssignmentOutcome ConnectProtocol::on_assignment(const std::vector<TopicPartition>& owned,
-                                                 const MemberAssignment& assignment) const {
-  AssignmentOutcome o = difference(owned, assignment);
-  o.rejoin = !o.revoke.empty() || !assignment.revoked.empty();
-  return o;
+}  // namespace
+
+std::unique_ptr<EmbeddedProtocol> make_connect_protocol(const StrategySettings& s) {
+  return std::make_unique<ConnectProtocol>(s.max_delay);
 }
 
 }  // namespace rsim::protocols::classic

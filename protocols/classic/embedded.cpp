@@ -7,10 +7,8 @@
 
 namespace rsim::protocols::classic {
 
-bool keeps_last_assignment(const Assignor& assignor) { return assignor.name() == "sticky"; }
-
 GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) {
-  const bool user_data = keeps_last_assignment(assignor);
+  const bool user_data = assignor.keeps_last_assignment();
   GroupSnapshot g;
   for (const auto& m : members)
     for (const auto& t : m.subscription.topics)
@@ -35,16 +33,19 @@ Subscription EmbeddedProtocol::subscription(const Assignor& assignor, const std:
                                             const std::vector<TopicPartition>& owned,
                                             const std::vector<TopicPartition>& last_assignment, int generation) const {
   return Subscription{topics, owned, generation,
-                      keeps_last_assignment(assignor) ? last_assignment : std::vector<TopicPartition>{}, std::string()};
+                      assignor.keeps_last_assignment() ? last_assignment : std::vector<TopicPartition>{}, std::string()};
 }
 
-std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
-    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderMemory&,
-    Time) const {
-  const GroupAssignment a = assignor.assign(snapshot_of(assignor, metadata, members));
+std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::entries(const GroupAssignment& a) {
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt, {}});
   return out;
+}
+
+std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
+    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderState*,
+    const LeaderView&) const {
+  return entries(assignor.assign(snapshot_of(assignor, metadata, members)));
 }
 
 AssignmentOutcome EmbeddedProtocol::difference(const std::vector<TopicPartition>& owned,

@@ -85,7 +85,8 @@ void ClassicMember::start() {
   generation_ = -1;
   owned_.clear();
   last_assignment_.clear();
-  leader_memory_ = LeaderMemory{};  // a new process remembers nothing
+  leader_state_ = ctx_.protocol.new_leader_state();  // a new process remembers nothing
+  last_completed_generation_ = -1;
   reset_process();
   known_metadata_ = ctx_.cluster;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
@@ -107,7 +108,8 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   std::sort(owned.begin(), owned.end());
   owned_ = std::move(owned);
   last_assignment_ = owned_;
-  leader_memory_.last_completed_generation = generation;
+  leader_state_ = ctx_.protocol.new_leader_state();
+  last_completed_generation_ = generation;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}});
   emit("assigned", {{"generation", generation_}, {"resources", to_strings(owned_)}});
@@ -424,8 +426,8 @@ void ClassicMember::send_sync() {
   if (member_id_ == leader_ && !joined_members_.empty() && !skip_assignment_) {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
-    leader_memory_.generation = generation_;
-    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_, leader_memory_, ctx_.kernel.now());
+    const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now()};
+    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_, leader_state_.get(), view);
     assigned_metadata_.clear();
     for (const auto& m : joined_members_)
       for (const auto& t : m.subscription.topics)
@@ -466,7 +468,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   }
   AssignmentOutcome outcome = ctx_.protocol.on_assignment(owned_, r.assignment);
   last_assignment_ = r.assignment.partitions;
-  leader_memory_.last_completed_generation = generation_;
+  last_completed_generation_ = generation_;
   if (r.assignment.scheduled_rebalance) {
     // ScheduledRebalanceTimeout: rejoin when the leader's delay expires.
     emit("scheduled-rebalance", {{"in_us", r.assignment.scheduled_rebalance->count()}});

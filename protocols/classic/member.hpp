@@ -93,11 +93,9 @@ class ClassicMember final : public MemberProcess {
                     std::vector<TopicPartition> owned);
 
   // The leader of a group that starts stable knows the assignment it starts with.
-  void remember_assignment(std::map<std::string, std::vector<TopicPartition>> by_client,
-                           std::map<std::string, std::vector<TopicPartition>> by_member) {
-    leader_memory_.previous = std::move(by_client);
-    leader_memory_.started_with = std::move(by_member);
-    leader_memory_.last_assigned_generation = leader_memory_.last_completed_generation;
+  void remember_assignment(const std::map<std::string, std::vector<TopicPartition>>& by_client,
+                           const std::map<std::string, std::vector<TopicPartition>>& by_member) {
+    ctx_.protocol.remember_start(leader_state_.get(), by_client, by_member, last_completed_generation_);
   }
 
   bool running() const { return phase_ != Phase::Down; }
@@ -149,7 +147,8 @@ class ClassicMember final : public MemberProcess {
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
   std::vector<TopicPartition> initialising_;     // assigned, assign cost not yet paid
-  LeaderMemory leader_memory_;                   // kept while this process leads
+  std::unique_ptr<LeaderState> leader_state_;    // the strategy's, kept while this process leads
+  int last_completed_generation_ = -1;           // the last generation whose assignment it received
   Metadata known_metadata_;     // as of the last refresh
   Metadata assigned_metadata_;  // leader: what the current assignment was computed from
   bool revoking_ = false;

@@ -1,21 +1,29 @@
-#include "protocols/assignors/cooperative_sticky.hpp"
-#include "protocols/classic/embedded.hpp"
+// A deliberately broken cooperative leader, for testing the checkers (the
+// swarm must find it): a partition that moves goes to its new owner in the
+// same round its old owner is told to revoke it, instead of in the follow-up
+// rebalance. Test-only: `list` hides it.
+#include "protocols/classic/cooperative.hpp"
 
 namespace rsim::protocols::classic {
 
-// The bug: the partitions cooperative-sticky withholds this round (still
-// owned by their old owner, who revokes them now) are handed to their new
-// owners at once.
-std::vector<std::pair<std::string, MemberAssignment>> PlantedBugCooperativeProtocol::assign(
-    const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderMemory& memory,
-    Time now) const {
-  auto out = EmbeddedProtocol::assign(assignor, metadata, members, memory, now);
-  const auto* sticky = dynamic_cast<const CooperativeStickyAssignor*>(&assignor);
-  if (sticky == nullptr) return out;
-  for (const auto& [tp, member] : sticky->transferring(snapshot_of(assignor, metadata, members)))
-    for (auto& [id, assignment] : out)
-      if (id == member) assignment.partitions.push_back(tp);
-  return out;
+namespace {
+
+class PlantedBugCooperativeProtocol final : public CooperativeProtocol {
+ public:
+  std::string_view name() const override { return "cooperative-planted-bug"; }
+  // The bug: the assignor's target as it is, moving partitions included
+  // (cooperative-sticky withholds them this round).
+  std::vector<std::pair<std::string, MemberAssignment>> assign(const Assignor& assignor, const Metadata& metadata,
+                                                               const std::vector<JoinedMember>& members, LeaderState*,
+                                                               const LeaderView&) const override {
+    return entries(assignor.target(snapshot_of(assignor, metadata, members)));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EmbeddedProtocol> make_planted_bug_protocol(const StrategySettings&) {
+  return std::make_unique<PlantedBugCooperativeProtocol>();
 }
 
 }  // namespace rsim::protocols::classic
