@@ -5,6 +5,7 @@
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/member.hpp"
 #include "protocols/group_host.hpp"
+#include "scenarios/member_slot.hpp"
 #include "protocols/assignors/server.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/limits.hpp"
@@ -91,130 +92,6 @@ std::vector<std::string> resources_of(const Scenario& s, const std::vector<std::
   for (const auto& c : s.connectors) all.push_back(protocols::Topic::connector(c.name).name());
   return all;
 }
-
-// What the runner does to a member process, whatever protocol it speaks.
-class Process {
- public:
-  virtual ~Process() = default;
-  virtual void start() = 0;
-  virtual void crash() = 0;
-  virtual void leave(std::function<void()> on_stopped = {}) = 0;
-  virtual void pause(Duration length) = 0;
-  virtual void slow(Duration batch, Duration length) = 0;
-  virtual void subscribe(std::vector<std::string> topics) = 0;
-  virtual void coordinator_disconnected() = 0;
-  virtual NodeId node() const = 0;
-  virtual bool running() const = 0;
-};
-
-template <class Member>
-class ProcessOf final : public Process {
- public:
-  template <class Ctx>
-  ProcessOf(Ctx ctx, cl::MemberConfig config) : m(ctx, std::move(config)) {}
-  void start() override { m.start(); }
-  void crash() override { m.crash(); }
-  void leave(std::function<void()> on_stopped) override { m.leave(std::move(on_stopped)); }
-  void pause(Duration length) override { m.pause(length); }
-  void slow(Duration batch, Duration length) override { m.slow(batch, length); }
-  void subscribe(std::vector<std::string> topics) override { m.subscribe(std::move(topics)); }
-  void coordinator_disconnected() override { m.coordinator_disconnected(); }
-  NodeId node() const override { return m.node(); }
-  bool running() const override { return m.running(); }
-  Member m;
-};
-
-// One member of the scenario over the run: the process it is now, the one it
-// restarts as after an upgrade, and where it is in its lifecycle. A process
-// is down between a bounce (or restart, or upgrade) and its return; what the
-// scenario does to the member meanwhile applies to that: a crash or leave
-// cancels the return, another bounce or restart moves it, an upgrade changes
-// what comes back.
-class MemberSlot {
- public:
-  MemberSlot(Kernel& kernel, Process& speaks, Process* upgraded)
-      : current_(&speaks), upgraded_(upgraded), comeback_(kernel) {}
-
-  Process& current() { return *current_; }
-  // The process was started in the group (a group that starts stable).
-  void started() { state_ = State::Running; }
-
-  void start() {
-    comeback_.cancel();
-    after_stop_.reset();
-    if (current_->running()) return;
-    state_ = State::Running;
-    current_->start();
-  }
-  void crash() {
-    comeback_.cancel();
-    after_stop_.reset();
-    current_->crash();
-    state_ = State::Down;
-  }
-  void leave() {
-    after_stop_.reset();
-    if (state_ == State::Running) {
-      stop();
-      return;
-    }
-    if (state_ == State::Returning) comeback_.cancel();
-    if (state_ != State::Stopping) state_ = State::Down;
-  }
-  // A member that is gone (crashed or left, not coming back) stays gone: a
-  // rolling bounce or restart reaching it has nothing to restart.
-  void bounce(Duration down) {
-    if (state_ == State::Down) return;
-    current_->crash();
-    return_after(down);
-  }
-  void restart(Duration down) { restart_as(current_, down); }
-  void upgrade(Duration down) { restart_as(upgraded_, down); }
-  // Every process of the member subscribes, so the next one starts with it.
-  void subscribe(const std::vector<std::string>& topics) {
-    if (upgraded_ != nullptr && upgraded_ != current_) upgraded_->subscribe(topics);
-    current_->subscribe(topics);
-  }
-
- private:
-  enum class State { Down, Running, Stopping, Returning };
-
-  void stop() {
-    state_ = State::Stopping;
-    current_->leave([this] {
-      if (after_stop_) return_after(*after_stop_);
-      else state_ = State::Down;
-      after_stop_.reset();
-    });
-  }
-  void restart_as(Process* next, Duration down) {
-    if (state_ == State::Down) return;
-    next_ = next;
-    if (state_ == State::Running) {
-      after_stop_ = down;
-      stop();
-    } else if (state_ == State::Stopping) {
-      after_stop_ = down;
-    } else {
-      return_after(down);
-    }
-  }
-  void return_after(Duration down) {
-    state_ = State::Returning;
-    comeback_.arm_in(down, [this] {
-      if (next_ != nullptr) current_ = std::exchange(next_, nullptr);
-      state_ = State::Running;
-      if (!current_->running()) current_->start();
-    });
-  }
-
-  Process* current_;
-  Process* upgraded_;          // what an upgrade restarts it as (KIP-848 consumer)
-  Process* next_ = nullptr;    // what the pending return starts
-  State state_ = State::Down;
-  std::optional<Duration> after_stop_;  // a restart waiting for the leave to finish
-  Timer comeback_;
-};
 
 class GroupRun {
  public:
