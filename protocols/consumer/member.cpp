@@ -144,10 +144,14 @@ void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
 }
 
 // The membership manager's reconciliation: revoke first (onPartitionsRevoked,
-// paying the revoke cost) and acknowledge at once, then take what is new.
+// paying the revoke cost), then take what is new, then acknowledge: the
+// owned partitions a heartbeat reports are the assignment of the last
+// completed reconciliation (AbstractMembershipManager.revokeAndAssign sets
+// currentAssignment, and transitions to ACKNOWLEDGING, only once both
+// callbacks are done), never the half-way state between them.
 // The callbacks run in the application thread, in poll(): a member in the
 // middle of a batch reconciles when the batch ends.
-void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
+void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment, bool acknowledge) {
   if (revoking_ || phase_ != Phase::Active) return;
   if (in_batch()) {
     reconcile_after_batch_ = true;
@@ -159,13 +163,13 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   for (const auto& tp : assignment)
     if (std::find(owned_.begin(), owned_.end(), tp) == owned_.end()) add.push_back(tp);
   if (!revoke.empty()) {
-    revoke_then(revoke, [this] {
-      send_heartbeat();  // the acknowledgement frees them for their new owners
-      reconcile(latest_);
-    });
+    // The acknowledgement, which frees them for their new owners, follows
+    // the rest of the step.
+    revoke_then(revoke, [this] { reconcile(latest_, true); });
     return;
   }
   if (add.empty() && assigned_epoch_ == epoch_) {
+    if (acknowledge) send_heartbeat();
     start_batch();  // poll() returns: the next batch
     return;
   }
@@ -174,6 +178,7 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment) {
   std::sort(owned_.begin(), owned_.end());
   emit("assigned", {{"generation", epoch_}, {"resources", to_strings(add)}});
   if (add.empty()) {
+    if (acknowledge) send_heartbeat();
     start_batch();
     return;
   }

@@ -51,7 +51,8 @@ class ConsumerMember final : public MemberProcess {
   void on_coordinator_found() override;
   void send_heartbeat();
   void on_response(std::uint64_t seq, HeartbeatResponse r);
-  void reconcile(const std::vector<TopicPartition>& assignment);
+  // `acknowledge`: a revocation was just completed; a heartbeat reports it.
+  void reconcile(const std::vector<TopicPartition>& assignment, bool acknowledge = false);
   void revoke_then(std::vector<TopicPartition> revoke, Callback then);
   void lose_all(const std::string& reason);
   void stop_timers();
