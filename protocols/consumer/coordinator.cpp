@@ -42,6 +42,12 @@ std::vector<TopicPartition> as_list(const std::set<TopicPartition>& s) { return 
 bool contains(const std::vector<TopicPartition>& v, const TopicPartition& tp) {
   return std::find(v.begin(), v.end(), tp) != v.end();
 }
+// CurrentAssignmentBuilder.ownsRevokedPartitions: a member that did not send
+// its owned partitions is taken to still own every one of `revoked`.
+bool owns_any(const std::optional<std::vector<TopicPartition>>& owned, const std::set<TopicPartition>& revoked) {
+  if (!owned) return true;
+  return std::any_of(revoked.begin(), revoked.end(), [&](const TopicPartition& tp) { return contains(*owned, tp); });
+}
 }  // namespace
 
 ConsumerCoordinator::ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster,
@@ -191,9 +197,10 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     m = &it->second;
     if (req.member_epoch != m->epoch) {
       // A lost response: the member may be one epoch behind and own no more
-      // than it was given.
-      const bool lagging = req.member_epoch == m->previous_epoch &&
-                           std::all_of(req.owned.begin(), req.owned.end(), [&](const TopicPartition& tp) {
+      // than it was given (isSubset: a request without the owned partitions
+      // is not).
+      const bool lagging = req.member_epoch == m->previous_epoch && req.owned &&
+                           std::all_of(req.owned->begin(), req.owned->end(), [&](const TopicPartition& tp) {
                              return m->assigned.count(tp) != 0 || m->revoking.count(tp) != 0;
                            });
       if (!lagging) return fail(Error::FencedMemberEpoch);
@@ -285,13 +292,11 @@ void ConsumerCoordinator::compute_target() {
 
 // CurrentAssignmentBuilder: how far the member may move towards its target
 // now.
-void ConsumerCoordinator::reconcile(MemberView& m, const std::vector<TopicPartition>& owned) {
+void ConsumerCoordinator::reconcile(MemberView& m, const std::optional<std::vector<TopicPartition>>& owned) {
   if (m.epoch == kStaticLeaveEpoch) return;
   switch (m.state) {
     case MemberState::UnrevokedPartitions: {
-      const bool still_owns =
-          std::any_of(m.revoking.begin(), m.revoking.end(), [&](const TopicPartition& tp) { return contains(owned, tp); });
-      if (still_owns) return;
+      if (owns_any(owned, m.revoking)) return;
       m.revoking.clear();  // released: free for their new owners
       if (auto t = timers_.find(m.member_id); t != timers_.end() && t->second.rebalance) t->second.rebalance->cancel();
       next_assignment(m, owned);
@@ -307,7 +312,7 @@ void ConsumerCoordinator::reconcile(MemberView& m, const std::vector<TopicPartit
   }
 }
 
-void ConsumerCoordinator::next_assignment(MemberView& m, const std::vector<TopicPartition>& owned) {
+void ConsumerCoordinator::next_assignment(MemberView& m, const std::optional<std::vector<TopicPartition>>& owned) {
   const auto& target = state_.target[m.member_id];
   std::set<TopicPartition> keep, revoke, add;
   bool withheld = false;
@@ -318,9 +323,7 @@ void ConsumerCoordinator::next_assignment(MemberView& m, const std::vector<Topic
     else add.insert(tp);
   }
   const MemberView before = m;
-  const bool still_owns_revoked =
-      std::any_of(revoke.begin(), revoke.end(), [&](const TopicPartition& tp) { return contains(owned, tp); });
-  if (!revoke.empty() && still_owns_revoked) {
+  if (!revoke.empty() && owns_any(owned, revoke)) {
     m.state = MemberState::UnrevokedPartitions;
     m.assigned = keep;
     m.revoking = revoke;

@@ -112,8 +112,9 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint {
   // The target assignment, when the group epoch has moved past it: only in
   // a heartbeat (or a classic member's JoinGroup), Kafka's lazy rule.
   void compute_target();
-  void reconcile(MemberView& m, const std::vector<TopicPartition>& owned);
-  void next_assignment(MemberView& m, const std::vector<TopicPartition>& owned);
+  // `owned`: what the member reported; unset when it did not send the field.
+  void reconcile(MemberView& m, const std::optional<std::vector<TopicPartition>>& owned);
+  void next_assignment(MemberView& m, const std::optional<std::vector<TopicPartition>>& owned);
   void arm_session(const std::string& member_id);
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void update_group_state();

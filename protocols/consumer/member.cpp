@@ -34,6 +34,8 @@ void ConsumerMember::start() {
   assigned_epoch_ = -1;
   owned_.clear();
   latest_.clear();
+  reconciled_.reset();
+  report_owned_ = true;
   revoking_ = in_flight_ = send_again_ = false;
   reset_process();
   emit("start");
@@ -48,6 +50,7 @@ void ConsumerMember::start_stable(const std::string& member_id, int epoch, std::
   epoch_ = epoch;
   std::sort(owned.begin(), owned.end());
   owned_ = latest_ = std::move(owned);
+  reconciled_ = owned_;
   assigned_epoch_ = epoch;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", epoch_}});
@@ -80,7 +83,8 @@ void ConsumerMember::send_heartbeat() {
   req.client_id = config_.client_id;
   req.instance_id = config_.instance_id;
   req.topics = config_.topics;
-  req.owned = owned_;
+  if (report_owned_ || phase_ == Phase::Joining) req.owned = owned_;
+  report_owned_ = false;
   req.rebalance_timeout = config_.max_poll_interval;
   in_flight_ = true;
   const std::uint64_t seq = ++seq_;
@@ -96,6 +100,7 @@ void ConsumerMember::send_heartbeat() {
   request_timer_.arm_in(config_.request_timeout, [this] {
     emit("request-timeout", {{"request", std::string("ConsumerGroupHeartbeat")}});
     in_flight_ = false;
+    report_owned_ = true;  // a failed request: the next one sends every field
     send_heartbeat();
   });
   heartbeat_timer_.arm_in(interval_, [this] { send_heartbeat(); });
@@ -125,6 +130,7 @@ void ConsumerMember::on_response(std::uint64_t seq, HeartbeatResponse r) {
   }
   if (r.error != Error::None) {
     emit("heartbeat", {{"error", std::string(error_name(r.error))}});
+    report_owned_ = true;
     retry_timer_.arm_in(config_.retry_backoff, [this] { send_heartbeat(); });
     return;
   }
@@ -167,6 +173,15 @@ void ConsumerMember::reconcile(const std::vector<TopicPartition>& assignment, bo
     // the rest of the step.
     revoke_then(revoke, [this] { reconcile(latest_, true); });
     return;
+  }
+  // A new target reconciled is acknowledged, even when nothing changes
+  // here (AbstractMembershipManager.maybeReconcile bumps the local epoch):
+  // the next heartbeat lists the owned partitions. (Kafka sends it at once;
+  // here it goes with the next heartbeat unless something was revoked or
+  // added.)
+  if (reconciled_ != assignment) {
+    reconciled_ = assignment;
+    report_owned_ = true;
   }
   if (add.empty() && assigned_epoch_ == epoch_) {
     if (acknowledge) send_heartbeat();
@@ -213,6 +228,8 @@ void ConsumerMember::revoke_then(std::vector<TopicPartition> revoke, Callback th
 }
 
 void ConsumerMember::lose_all(const std::string& reason) {
+  reconciled_.reset();
+  report_owned_ = true;
   revoke_timer_.cancel();
   init_timer_.cancel();
   initialising_.clear();
@@ -278,7 +295,8 @@ void ConsumerMember::on_freeze() {
 void ConsumerMember::on_thaw() {
   revoke_timer_.resume();
   init_timer_.resume();
-  in_flight_ = false;  // a request in flight before the freeze is timed out by now
+  if (in_flight_) report_owned_ = true;  // a request in flight before the freeze is timed out by now
+  in_flight_ = false;
   // The background thread checks the poll timer before it heartbeats.
   if (poll_deadline_passed_while_frozen()) {
     on_poll_timeout();
@@ -344,6 +362,7 @@ void ConsumerMember::subscribe(std::vector<std::string> topics) {
 void ConsumerMember::coordinator_disconnected() {
   if (phase_ == Phase::Down || coordinator_unknown()) return;
   in_flight_ = false;
+  report_owned_ = true;
   request_timer_.cancel();
   heartbeat_timer_.cancel();
   lose_coordinator(CoordinatorLookup{ctx_.directory.bootstrap, &ctx_.directory.available, config_.retry_backoff,

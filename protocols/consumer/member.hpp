@@ -78,6 +78,13 @@ class ConsumerMember final : public MemberProcess {
   bool send_again_ = false;
   std::uint64_t seq_ = 0;
   bool reconcile_after_batch_ = false;  // a reconciliation step waits for the next poll
+  // The next heartbeat lists the owned partitions (a join, a failed request,
+  // a completed reconciliation); others leave the field out.
+  bool report_owned_ = true;
+  // The assignment of the last completed reconciliation (unset: none since
+  // the member joined): a different one received is a new target, whose
+  // reconciliation ends with an acknowledgement.
+  std::optional<std::vector<TopicPartition>> reconciled_;
   bool stale_ = false;                  // left on a poll timeout; rejoins at the next poll
   Timer heartbeat_timer_, request_timer_, retry_timer_;
   SuspendableTimer revoke_timer_, init_timer_;

@@ -29,7 +29,13 @@ struct HeartbeatRequest {
   std::string client_id;  // the scenario's member id
   std::optional<std::string> instance_id;
   std::vector<std::string> topics;       // the subscription
-  std::vector<TopicPartition> owned;     // ownedTopicPartitions
+  // ownedTopicPartitions. Unset: not sent. The client sends it when joining,
+  // after a failed request, and in the first heartbeat after a completed
+  // reconciliation; otherwise it is unchanged since the last one sent
+  // (ConsumerHeartbeatRequestManager.HeartbeatState's sentFields), and the
+  // coordinator takes the member to still own what it must revoke
+  // (CurrentAssignmentBuilder.ownsRevokedPartitions: null -> true).
+  std::optional<std::vector<TopicPartition>> owned;
   Duration rebalance_timeout{0};         // the client's max.poll.interval.ms
 };
 
