@@ -19,6 +19,10 @@ void InvariantChecker::double_ownership(Time at, const std::string& resource, co
 }
 
 void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
+  if (ev.actor == "network") {
+    track_lost_message(ev);
+    return;
+  }
   if (ev.actor == "coordinator") {
     check_generation(ev);
     if (ev.kind == "member-removed") {
@@ -104,6 +108,27 @@ void InvariantChecker::track_impairment(const TraceEvent& ev) {
   }
 }
 
+// A request to the coordinator (or FindCoordinator to a broker), or its
+// answer, lost on the way: the member learns nothing from it until its wait
+// for the answer ends and it sends again.
+void InvariantChecker::track_lost_message(const TraceEvent& ev) {
+  if (ev.kind != "message-lost") return;
+  const std::string* from = ev.text("from");
+  const std::string* to = ev.text("to");
+  const std::string* message = ev.text("message");
+  if (from == nullptr || to == nullptr || message == nullptr) return;
+  auto broker = [](const std::string& node) { return node == "coordinator" || node == "bootstrap"; };
+  if (broker(*from) == broker(*to)) return;
+  const std::string& member = broker(*from) ? *to : *from;
+  std::string request = *message;
+  if (const auto r = request.rfind("Response"); r != std::string::npos && r + 8 == request.size()) request.erase(r);
+  Duration wait = rules_.request_timeout;
+  if (request == "JoinGroup") wait = rules_.join_timeout;
+  else if (request == "Heartbeat") wait = rules_.heartbeat_interval;
+  else if (request == "LeaveGroup") return;  // nothing waits for it
+  open(member, "answer lost", ev.at, ev.at + wait);
+}
+
 void InvariantChecker::open(const std::string& member, const std::string& what, Time from, std::optional<Time> to) {
   impaired_[member][what].push_back(Impairment{from, to});
 }
@@ -117,17 +142,22 @@ void InvariantChecker::close(const std::string& member, const std::string& what,
     if (!i.to) i.to = at;
 }
 
-// The latest end of what impaired `member` and had begun by `since`.
+// The end of what impaired `member` without a break from `since`: the
+// latest end of what had begun by then, and of what began before that, and
+// so on.
 Time InvariantChecker::able_to_notice(const std::string& member, Time since) const {
   Time t = since;
   auto m = impaired_.find(member);
   if (m == impaired_.end()) return t;
-  for (const auto& [what, intervals] : m->second)
-    for (const auto& i : intervals) {
-      if (i.from > since) continue;
-      if (!i.to) return Time::max();
-      t = std::max(t, *i.to);
-    }
+  for (Time before = Time::min(); before != t;) {
+    before = t;
+    for (const auto& [what, intervals] : m->second)
+      for (const auto& i : intervals) {
+        if (i.from > before) continue;
+        if (!i.to) return Time::max();
+        t = std::max(t, *i.to);
+      }
+  }
   return t;
 }
 

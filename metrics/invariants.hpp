@@ -6,7 +6,11 @@
 //   the end of its freeze, cut, batch or revocation, plus `zombie_grace`;
 //   when messages were lost meanwhile, by its next answer from the
 //   coordinator (which tells it, or hands it an assignment without the
-//   resource) plus the time to revoke;
+//   resource) plus the time to revoke; a request or answer between it and
+//   the coordinator lost on the way is noticed only when the member's own
+//   wait for it ends (a JoinGroup's at the rebalance timeout + 5 s, any other
+//   request's at request.timeout.ms, a classic heartbeat's at the next one),
+//   and losses in turn add up;
 // - generations and group epochs only grow (a generation formed again after
 //   a failover reloaded the one before it is Kafka's behaviour, counted apart);
 //   a member's epochs only grow within one process;
@@ -30,6 +34,13 @@ struct InvariantRules {
   std::set<std::string> static_members;  // members with a group.instance.id
   std::optional<Duration> zombie_grace;  // unset: zombies are not bounded
   Duration revoke_allowance{0};          // the longest a member may take to revoke what it holds
+  // How long a member waits for an answer before it sends again: a JoinGroup
+  // (the rebalance timeout + 5 s, AbstractCoordinator JOIN_GROUP_TIMEOUT_LAPSE),
+  // any other request (request.timeout.ms), a classic heartbeat (the next one
+  // goes out one interval later whatever became of it).
+  Duration join_timeout{0};
+  Duration request_timeout{0};
+  Duration heartbeat_interval{0};
 };
 
 struct Finding {
@@ -63,6 +74,7 @@ class InvariantChecker {
   void check_generation(const TraceEvent& ev);
   void check_member_epoch(const TraceEvent& ev);
   void track_impairment(const TraceEvent& ev);
+  void track_lost_message(const TraceEvent& ev);
   void open(const std::string& member, const std::string& what, Time from, std::optional<Time> to = std::nullopt);
   void close(const std::string& member, const std::string& what, Time at);
   Time able_to_notice(const std::string& member, Time since) const;
@@ -74,7 +86,8 @@ class InvariantChecker {
   int last_stable_ = 0;  // the last generation that completed (assignments handed out)
   int reissued_ = 0;
   std::map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process
-  // member -> (impairment kind -> intervals): frozen, cut off, slow, revoking.
+  // member -> (impairment kind -> intervals): frozen, cut off, slow,
+  // revoking, waiting for an answer that was lost.
   std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
   // member -> when the coordinator answered it (assignments, errors), in order.
   std::map<std::string, std::vector<Time>> answers_;

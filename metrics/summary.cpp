@@ -163,6 +163,9 @@ InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& p
                                 std::chrono::seconds(5);
   rules.zombie_grace = std::max(config_millis(s, "request.timeout.ms"), join_timeout) + 5 * heartbeat +
                        config_millis(s, "retry.backoff.max.ms") + std::chrono::seconds(1);
+  rules.join_timeout = join_timeout;
+  rules.request_timeout = config_millis(s, "request.timeout.ms");
+  rules.heartbeat_interval = config_millis(s, "heartbeat.interval.ms");
   int resources = 0;
   for (const auto& t : s.topics) resources += t.partitions;
   for (const auto& ev : s.events)

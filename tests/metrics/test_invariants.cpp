@@ -79,6 +79,37 @@ TEST_CASE("invariants: a zombie ends within its bound, or it is a violation") {
   CHECK(never.violation->invariant == "zombie");
 }
 
+TEST_CASE("invariants: a zombie whose requests were lost notices when its wait for the answer ends") {
+  // A is removed at 10 s and T-0 given to B at 12 s; A lets go at 90 s.
+  // With nothing lost that is far beyond a 10 s grace. A JoinGroup of A's
+  // lost at 9 s is noticed at its timeout (50 s), and the one sent then,
+  // lost at 50 s, at 90 s: the bound is 90 + 10 s. A lost heartbeat only
+  // waits for the next one.
+  auto trace = [](std::vector<std::pair<Duration, std::string>> lost) {
+    Script t;
+    t.ev(0s, "A", "start").ev(0s, "B", "start").owns(1s, "A", {"T-0"});
+    for (const auto& [at, message] : lost)
+      t.ev(at, "network", "message-lost",
+           {{"from", std::string("A")}, {"to", std::string("coordinator")}, {"message", message},
+            {"reason", std::string("drop")}});
+    t.removed(10s, "A").owns(12s, "B", {"T-0"});
+    t.ev(90s, "A", "lost", {{"resources", std::vector<std::string>{"T-0"}}});
+    return t;
+  };
+  metrics::InvariantRules rules = bounded(10s);
+  rules.join_timeout = 41s;
+  rules.request_timeout = 30s;
+  rules.heartbeat_interval = 3s;
+  CHECK(check(trace({}), rules).violation);
+  CHECK_FALSE(check(trace({{9s, "JoinGroup"}, {50s, "JoinGroup"}}), rules).violation);
+  // One loss alone covers only one wait: 50 + 10 s.
+  REQUIRE(check(trace({{9s, "JoinGroup"}}), rules).violation);
+  CHECK(check(trace({{9s, "JoinGroup"}}), rules).violation->at == time_at(60s));
+  // A lost heartbeat answer: the next heartbeat goes out 3 s later.
+  REQUIRE(check(trace({{9s, "HeartbeatResponse"}}), rules).violation);
+  CHECK(check(trace({{9s, "HeartbeatResponse"}}), rules).violation->at == time_at(22s));
+}
+
 TEST_CASE("invariants: a static member never sends LeaveGroup; an eager member owns nothing when it joins") {
   Script leave;
   leave.ev(0s, "A", "start").owns(1s, "A", {"T-0"}).removed(10s, "A", "left the group");
