@@ -419,6 +419,16 @@ void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Re
     return reply(std::move(r));
   }
   MemberView* other = req.instance_id ? static_member(*req.instance_id, id) : nullptr;
+  if (!known && req.instance_id && !id.empty()) {
+    // A static member rejoining with the id it had (getOrMaybeSubscribe-
+    // StaticConsumerGroupMember without createIfNotExists): an instance id
+    // the group no longer has is UNKNOWN_MEMBER_ID (throwIfStaticMemberIsUnknown),
+    // one now held by another member id is FENCED_INSTANCE_ID
+    // (throwIfInstanceIdIsFenced). Only a join without a member id creates or
+    // replaces a static member.
+    return reply(classic::JoinGroupResponse::failed(other != nullptr ? classic::Error::FencedInstanceId
+                                                                     : classic::Error::UnknownMemberId));
+  }
   if (!known && other != nullptr) {
     MemberView& m = replace_static(*other, member_id_for(id, req.client_id));
     m.classic = true;
