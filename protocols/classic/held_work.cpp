@@ -28,6 +28,7 @@ void HeldWork::begin(const Metadata& metadata, const std::vector<JoinedMember>& 
   for (const auto& [client, partitions] : previous_)
     if (present.count(client) == 0 && departed_.count(client) == 0 && !partitions.empty())
       departed_[client] = Departed{partitions, view.now + max_delay_};
+  release_claimed(members);
   // A member back in time gets its old partitions again (in finish()).
   for (const auto& m : members) {
     auto back = departed_.find(m.subscription.client_id);
@@ -54,6 +55,20 @@ void HeldWork::begin(const Metadata& metadata, const std::vector<JoinedMember>& 
     held_.insert(it->second.partitions.begin(), it->second.partitions.end());
     next_deadline_ = next_deadline_ ? std::min(*next_deadline_, it->second.deadline) : it->second.deadline;
     ++it;
+  }
+}
+
+// What a member reports owning in its JoinGroup is owned, not departed
+// (Connect: lost work is the previous assignment less what the workers report
+// running, IncrementalCooperativeAssignor.performTaskAssignment): it stays out
+// of every hold, so it is neither handed to another member in the round its
+// owner revokes it nor taken from its owner for the delay.
+void HeldWork::release_claimed(const std::vector<JoinedMember>& members) {
+  std::set<TopicPartition> claimed;
+  for (const auto& m : members) claimed.insert(m.subscription.owned.begin(), m.subscription.owned.end());
+  for (auto it = departed_.begin(); it != departed_.end();) {
+    std::erase_if(it->second.partitions, [&](const TopicPartition& tp) { return claimed.count(tp) != 0; });
+    it = it->second.partitions.empty() ? departed_.erase(it) : std::next(it);
   }
 }
 

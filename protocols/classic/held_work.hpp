@@ -39,6 +39,7 @@ class HeldWork : public LeaderState {
   // A client id no member has: work a new leader found unowned and holds.
   static constexpr std::string_view kUnknownDeparted = "(gone before this leader)";
   void reconstruct(const Metadata& metadata, const std::vector<JoinedMember>& members, Time now);
+  void release_claimed(const std::vector<JoinedMember>& members);
 
   Duration max_delay_;
   std::map<std::string, std::vector<TopicPartition>> previous_;  // client id -> last assignment
