@@ -96,6 +96,84 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
   return out;
 }
 
+// Kafka's own stall (KIP-429 with KIP-345). A cooperative leader withholds a
+// partition from everyone while its owner must revoke it, and only the member
+// that revokes asks for the follow-up rebalance (ConsumerCoordinator.
+// onJoinComplete: "need to revoke partitions and re-join"). When that owner
+// is a static member whose process ended after it had joined the rebalance
+// (the coordinator keeps the parked JoinGroup, so the leader saw the old
+// process's ownedPartitions) and whose new process then joined the Stable
+// group, the coordinator hands the new process the stored assignment without
+// a rebalance (GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin)
+// and the new process owns nothing to revoke: the partition stays unassigned
+// until some other cause rebalances the group. The resources this left
+// unassigned at the end of the run: nobody holds them; their last holder
+// still held them when its process ended (a crash, or a clean stop, which
+// revokes first), before the last generation of the classic group formed,
+// with that member in it; and the member was replaced after it, with nothing
+// since (no generation, failover or conversion). Eager assignors withhold
+// nothing, and KIP-848 groups do not work this way: not for them.
+std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& trace, const std::string& protocol) {
+  std::set<std::string> out;
+  if (protocol == "eager" || protocol == "consumer") return out;
+  std::map<std::string, std::set<std::string>> holders;  // resource -> members holding it
+  std::map<std::string, std::string> last_holder;        // resource -> member
+  std::map<std::string, Time> ended;                     // member -> when its last process ended
+  std::set<std::string> leaving;                         // members stopping (a clean stop revokes first)
+  std::set<std::string> let_go_at_end;                   // resources last released by a process ending
+  bool classic_generation = false;                       // the last boundary is a classic generation, formed at:
+  Time generation_at = kTimeZero;
+  std::set<std::string> generation_members;
+  std::set<std::string> replaced_since;                  // static members replaced since it formed
+  auto release = [&](const std::string& m, const std::vector<std::string>& rs, bool at_end) {
+    for (const auto& r : rs)
+      if (holders[r].erase(m) != 0 && at_end) let_go_at_end.insert(r);
+  };
+  for (const auto& ev : trace) {
+    if (ev.actor == "coordinator") {
+      if (ev.kind == "generation" || ev.kind == "loaded" || ev.kind == "converted") {
+        classic_generation = false;
+        generation_members.clear();
+        replaced_since.clear();
+        if (ev.kind != "generation" || ev.find("leader") == nullptr) continue;  // not a classic generation
+        classic_generation = true;
+        generation_at = ev.at;
+        if (const auto* members = ev.list("members")) generation_members.insert(members->begin(), members->end());
+      } else if (ev.kind == "member-replaced") {
+        if (const std::string* m = ev.text("member")) replaced_since.insert(*m);
+      }
+      continue;
+    }
+    if (ev.kind == "assigned") {
+      if (const auto* rs = ev.list("resources"))
+        for (const auto& r : *rs) {
+          holders[r].insert(ev.actor);
+          last_holder[r] = ev.actor;
+          let_go_at_end.erase(r);
+        }
+    } else if (ev.kind == "leave") {
+      leaving.insert(ev.actor);
+    } else if (ev.kind == "start") {
+      leaving.erase(ev.actor);
+    } else if (ev.kind == "revoked" || ev.kind == "lost") {
+      if (const auto* rs = ev.list("resources")) release(ev.actor, *rs, leaving.count(ev.actor) != 0);
+    } else if (ev.kind == "crash" || ev.kind == "stopped") {
+      ended[ev.actor] = ev.at;
+      leaving.erase(ev.actor);
+      for (auto& [r, hs] : holders)
+        if (hs.erase(ev.actor) != 0) let_go_at_end.insert(r);
+    }
+  }
+  if (!classic_generation) return out;
+  for (const auto& [r, m] : last_holder) {
+    if (!holders[r].empty() || let_go_at_end.count(r) == 0) continue;
+    auto e = ended.find(m);
+    if (e == ended.end() || e->second > generation_at) continue;
+    if (generation_members.count(m) != 0 && replaced_since.count(m) != 0) out.insert(r);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Time> quiet_start(const scenario::Scenario& s) {
@@ -154,7 +232,14 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
                               format_time(*out.quiet_from), format_duration(out.bound));
     return out;
   }
-  const auto processing = measure_processing(run.trace.events(), required_resources(s, run), kTimeZero, run.end);
+  std::vector<std::string> required = required_resources(s, run);
+  const std::set<std::string> stranded = stranded_by_static_restart(run.trace.events(), run.protocol);
+  std::erase_if(required, [&](const std::string& r) {
+    if (stranded.count(r) == 0) return false;
+    out.stranded.push_back(r);
+    return true;
+  });
+  const auto processing = measure_processing(run.trace.events(), required, kTimeZero, run.end);
   const EndState& end = processing.end_state;
   out.settled_at = end.settled_since;
   if (end.settled_since && *end.settled_since <= deadline) return out;

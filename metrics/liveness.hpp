@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rsim::metrics {
 
@@ -36,6 +37,9 @@ struct LivenessResult {
   // ("unprocessed", "not stable", "joining", joined by '+').
   std::string shape;
   std::string skipped;             // why it was not checked, if it was not
+  // Resources excused from the check: left unassigned by Kafka's own stall
+  // (see stranded_by_static_restart in liveness.cpp).
+  std::vector<std::string> stranded;
 };
 
 LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunResult& run);

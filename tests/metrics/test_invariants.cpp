@@ -227,4 +227,57 @@ events: [{at: 30s, pause: A, for: 10s}]
   CHECK_FALSE(settled.finding);
   CHECK(settled.settled_at == time_at(50s));
 }
+
+TEST_CASE("liveness: a partition withheld from a static member that restarted into a Stable group is Kafka's stall") {
+  // B (static) holds T-1 and joins generation 2; its process stops before
+  // the generation forms; the leader moves T-1 away from B's stale claim, so
+  // nobody gets it this round; B's new process replaces the old one in the
+  // Stable group, gets its stored assignment without a rebalance and owns
+  // nothing to revoke: nobody asks for the follow-up rebalance, in Kafka too.
+  const auto s = scenario::load_text(R"(
+name: stall
+duration: 20m
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, max.poll.interval.ms: 20000, metadata.max.age.ms: 30000, request.timeout.ms: 10000}
+topics: [{name: T, partitions: 2}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T], instance-id: i-B}]
+events: [{at: 30s, restart: B, down: 10s}]
+)", "stall.yaml");
+  auto run_with = [&](bool replaced) {
+    scenario::RunResult run;
+    run.protocol = "cooperative";
+    run.resources = {"T-0", "T-1"};
+    run.end = time_at(20min);
+    auto& t = run.trace;
+    const std::vector<std::string> both{"A", "B"};
+    t.emit(time_at(0s), "A", "start");
+    t.emit(time_at(0s), "B", "start");
+    t.emit(time_at(1s), "coordinator", "generation",
+           {{"generation", std::int64_t{1}}, {"leader", std::string("A")}, {"members", both}});
+    t.emit(time_at(1s), "coordinator", "state", {{"to", std::string("Stable")}});
+    t.emit(time_at(1s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-0"}}});
+    t.emit(time_at(1s), "A", "ready", {{"resources", std::vector<std::string>{"T-0"}}});
+    t.emit(time_at(1s), "B", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-1"}}});
+    t.emit(time_at(1s), "B", "ready", {{"resources", std::vector<std::string>{"T-1"}}});
+    t.emit(time_at(29s), "B", "join");
+    t.emit(time_at(30s), "B", "leave");
+    t.emit(time_at(30s), "B", "revoked", {{"resources", std::vector<std::string>{"T-1"}}});
+    t.emit(time_at(30s), "B", "stopped");
+    t.emit(time_at(35s), "coordinator", "generation",
+           {{"generation", std::int64_t{2}}, {"leader", std::string("A")}, {"members", both}});
+    t.emit(time_at(35s), "coordinator", "state", {{"to", std::string("Stable")}});
+    t.emit(time_at(40s), "B", "start");
+    if (replaced) t.emit(time_at(40s), "coordinator", "member-replaced", {{"member", std::string("B")}});
+    t.emit(time_at(40s), "B", "joined", {{"member-id", std::string("B-3")}, {"generation", std::int64_t{2}}});
+    t.emit(time_at(40s), "B", "assigned", {{"generation", std::int64_t{2}}, {"resources", std::vector<std::string>{}}});
+    return metrics::check_liveness(s, run);
+  };
+  const auto stall = run_with(true);
+  CHECK_FALSE(stall.finding);
+  CHECK(stall.stranded == std::vector<std::string>{"T-1"});
+  // Without the replacement nothing excuses T-1.
+  const auto lost = run_with(false);
+  REQUIRE(lost.finding);
+  CHECK(lost.shape == "unprocessed");
+  CHECK(lost.stranded.empty());
+}
 }

@@ -43,6 +43,7 @@ struct Failure {
 struct ProtocolTally {
   std::string protocol;
   std::uint64_t runs = 0, failed = 0, liveness_skipped = 0;
+  std::uint64_t stalled = 0;  // runs where Kafka's static-restart stall left a resource unassigned
   std::map<std::string, std::uint64_t> zombies;  // by cause
   std::uint64_t reissued = 0;
   std::int64_t longest_zombie_us = 0, slowest_settle_us = 0;

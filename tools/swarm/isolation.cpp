@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 namespace rsim::swarm {
@@ -105,14 +107,17 @@ Worker spawn(const std::function<std::string(std::size_t)>& work) {
   w.in = in[1];
   w.out = out[0];
   w.err = err[0];
+  ::fcntl(w.out, F_SETFL, ::fcntl(w.out, F_GETFL) | O_NONBLOCK);
+  ::fcntl(w.err, F_SETFL, ::fcntl(w.err, F_GETFL) | O_NONBLOCK);
   return w;
 }
 
-// Reads what is there; false at end of file.
+// Reads what is there; false at end of file. The parent's ends are
+// non-blocking: a read never waits on a worker.
 bool drain(int fd, std::string& into) {
   char buf[65536];
   const ssize_t n = ::read(fd, buf, sizeof buf);
-  if (n < 0 && errno == EINTR) return true;
+  if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
   if (n <= 0) return false;
   into.append(buf, static_cast<std::size_t>(n));
   return true;
@@ -203,13 +208,17 @@ std::vector<ChildResult> run_isolated(std::size_t n, const Isolation& isolation,
       }
     }
     ::poll(fds.data(), fds.size(), 200);
+    // A worker replaced in this round: its remaining poll entries are stale
+    // (the new worker may have been given the same descriptor numbers).
+    std::set<std::size_t> replaced;
     for (std::size_t k = 0; k < fds.size(); ++k) {
-      if (fds[k].revents == 0) continue;
+      if (fds[k].revents == 0 || replaced.count(owner[k].first) != 0) continue;
       Worker& w = workers[owner[k].first];
       if (owner[k].second) {
         if (!drain(w.out, w.received)) {
           bury(w, results, done);
           if (w.task) ++finished;
+          replaced.insert(owner[k].first);
           w = next < n ? spawn(work) : Worker{};
           if (w.pid >= 0) give(w);
           continue;

@@ -22,6 +22,7 @@ std::string Verdict::to_json() const {
                            {"generations_reissued", generations_reissued},
                            {"settle_us", settle_us},
                            {"liveness_skipped", liveness_skipped},
+                           {"stranded", stranded},
                            {"events", events}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -38,6 +39,7 @@ Verdict Verdict::from_json(const std::string& line) {
   v.generations_reissued = j.at("generations_reissued").get<int>();
   v.settle_us = j.at("settle_us").get<std::int64_t>();
   v.liveness_skipped = j.at("liveness_skipped").get<std::string>();
+  v.stranded = j.at("stranded").get<int>();
   v.events = j.at("events").get<std::uint64_t>();
   return v;
 }
@@ -68,6 +70,7 @@ Verdict judge(const scenario::Scenario& s, const std::string& protocol) {
   v.generations_reissued = summary.generations_reissued;
   const auto liveness = metrics::check_liveness(s, run);
   v.liveness_skipped = liveness.skipped;
+  v.stranded = static_cast<int>(liveness.stranded.size());
   if (liveness.settled_at && liveness.quiet_from)
     v.settle_us = std::max<std::int64_t>(0, (*liveness.settled_at - *liveness.quiet_from).count());
   std::optional<metrics::Finding> first;
