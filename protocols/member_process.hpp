@@ -10,6 +10,7 @@
 #include "sim/trace.hpp"
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,11 +39,22 @@ class MemberProcess {
   // longer freeze extends the current one.
   void pause(Duration length) { freeze(length); }
 
+  // The member lifecycle the scenario drives, whatever the protocol.
+  virtual void start() = 0;
+  virtual void crash() = 0;  // gone at once: no leave, no revocation
+  // A clean stop (LeaveGroup after revoking); `on_stopped` when it is down.
+  virtual void leave(std::function<void()> on_stopped = {}) = 0;
+  // The poll loop processes batches of `batch` back to back for `length`.
+  virtual void slow(Duration batch, Duration length) = 0;
+  virtual void subscribe(std::vector<std::string> topics) = 0;
+  virtual void coordinator_disconnected() = 0;
+  virtual bool running() const = 0;
+  virtual ~MemberProcess() = default;
+
  protected:
   // `node`: the network node to use (the processes one member is over time,
   // such as before and after an upgrade, share one); a new one if unset.
   MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node);
-  virtual ~MemberProcess() = default;
 
   void emit(std::string kind, std::vector<TraceField> fields = {});
   // Runs `handler` now, or after the freeze if the process is frozen; never

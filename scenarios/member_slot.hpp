@@ -3,7 +3,7 @@
 // lifecycle, across the down windows of bounces, restarts and upgrades.
 #pragma once
 
-#include "protocols/classic/member.hpp"
+#include "protocols/member_process.hpp"
 #include "sim/kernel.hpp"
 #include "sim/network.hpp"
 
@@ -14,38 +14,6 @@
 
 namespace rsim::scenario {
 
-// What the runner does to a member process, whatever protocol it speaks.
-class Process {
- public:
-  virtual ~Process() = default;
-  virtual void start() = 0;
-  virtual void crash() = 0;
-  virtual void leave(std::function<void()> on_stopped = {}) = 0;
-  virtual void pause(Duration length) = 0;
-  virtual void slow(Duration batch, Duration length) = 0;
-  virtual void subscribe(std::vector<std::string> topics) = 0;
-  virtual void coordinator_disconnected() = 0;
-  virtual NodeId node() const = 0;
-  virtual bool running() const = 0;
-};
-
-template <class Member>
-class ProcessOf final : public Process {
- public:
-  template <class Ctx>
-  ProcessOf(Ctx ctx, protocols::classic::MemberConfig config) : m(ctx, std::move(config)) {}
-  void start() override { m.start(); }
-  void crash() override { m.crash(); }
-  void leave(std::function<void()> on_stopped) override { m.leave(std::move(on_stopped)); }
-  void pause(Duration length) override { m.pause(length); }
-  void slow(Duration batch, Duration length) override { m.slow(batch, length); }
-  void subscribe(std::vector<std::string> topics) override { m.subscribe(std::move(topics)); }
-  void coordinator_disconnected() override { m.coordinator_disconnected(); }
-  NodeId node() const override { return m.node(); }
-  bool running() const override { return m.running(); }
-  Member m;
-};
-
 // One member of the scenario over the run: the process it is now, the one it
 // restarts as after an upgrade, and where it is in its lifecycle. A process
 // is down between a bounce (or restart, or upgrade) and its return; what the
@@ -54,10 +22,10 @@ class ProcessOf final : public Process {
 // what comes back.
 class MemberSlot {
  public:
-  MemberSlot(Kernel& kernel, Process& speaks, Process* upgraded)
+  MemberSlot(Kernel& kernel, protocols::MemberProcess& speaks, protocols::MemberProcess* upgraded)
       : current_(&speaks), upgraded_(upgraded), comeback_(kernel) {}
 
-  Process& current() { return *current_; }
+  protocols::MemberProcess& current() { return *current_; }
   // The process was started in the group (a group that starts stable).
   void started() { state_ = State::Running; }
 
@@ -109,7 +77,7 @@ class MemberSlot {
       after_stop_.reset();
     });
   }
-  void restart_as(Process* next, Duration down) {
+  void restart_as(protocols::MemberProcess* next, Duration down) {
     if (state_ == State::Down) return;
     next_ = next;
     if (state_ == State::Running) {
@@ -130,9 +98,9 @@ class MemberSlot {
     });
   }
 
-  Process* current_;
-  Process* upgraded_;          // what an upgrade restarts it as (KIP-848 consumer)
-  Process* next_ = nullptr;    // what the pending return starts
+  protocols::MemberProcess* current_;
+  protocols::MemberProcess* upgraded_;          // what an upgrade restarts it as (KIP-848 consumer)
+  protocols::MemberProcess* next_ = nullptr;    // what the pending return starts
   State state_ = State::Down;
   std::optional<Duration> after_stop_;  // a restart waiting for the leave to finish
   Timer comeback_;

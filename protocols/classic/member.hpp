@@ -80,13 +80,13 @@ class ClassicMember final : public MemberProcess {
   ClassicMember(MemberContext ctx, MemberConfig config);
 
   // Lifecycle, driven by the scenario.
-  void start();
-  void crash();
-  void leave(std::function<void()> on_stopped = {});
-  void slow(Duration batch, Duration length);
-  void subscribe(std::vector<std::string> topics);
+  void start() override;
+  void crash() override;
+  void leave(std::function<void()> on_stopped = {}) override;
+  void slow(Duration batch, Duration length) override;
+  void subscribe(std::vector<std::string> topics) override;
   // The connection to the coordinator broke (it failed over).
-  void coordinator_disconnected();
+  void coordinator_disconnected() override;
 
   // Starts already in the group (scenario initial-assignment).
   void start_stable(const std::string& member_id, const std::string& leader, int generation,
@@ -98,7 +98,7 @@ class ClassicMember final : public MemberProcess {
     ctx_.protocol.remember_start(leader_state_.get(), by_client, by_member, last_completed_generation_);
   }
 
-  bool running() const { return phase_ != Phase::Down; }
+  bool running() const override { return phase_ != Phase::Down; }
 
  private:
   enum class Phase { Down, Idle, Joining, Syncing, Stable };

@@ -31,16 +31,16 @@ class ConsumerMember final : public MemberProcess {
  public:
   ConsumerMember(MemberContext ctx, classic::MemberConfig config);
 
-  void start();
-  void crash();
-  void leave(std::function<void()> on_stopped = {});
-  void slow(Duration batch, Duration length);
-  void subscribe(std::vector<std::string> topics);
-  void coordinator_disconnected();
+  void start() override;
+  void crash() override;
+  void leave(std::function<void()> on_stopped = {}) override;
+  void slow(Duration batch, Duration length) override;
+  void subscribe(std::vector<std::string> topics) override;
+  void coordinator_disconnected() override;
   // The scenario's initial assignment: in the group at `epoch`.
   void start_stable(const std::string& member_id, int epoch, std::vector<TopicPartition> owned);
 
-  bool running() const { return phase_ != Phase::Down; }
+  bool running() const override { return phase_ != Phase::Down; }
 
  private:
   enum class Phase { Down, Joining, Active, Leaving };

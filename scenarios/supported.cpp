@@ -1,0 +1,61 @@
+#include "scenarios/supported.hpp"
+
+#include "scenarios/runner.hpp"
+
+#include "protocols/catalog.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/text.hpp"
+
+#include <fmt/format.h>
+
+namespace rsim::scenario {
+
+std::string effective_protocol(const Scenario& s, const RunOptions& o) { return o.protocol.value_or(s.protocol); }
+
+std::string effective_assignor(const Scenario& s, const RunOptions& o) {
+  if (o.assignor) return *o.assignor;
+  const std::string protocol = effective_protocol(s, o);
+  if (s.assignor && !o.protocol) return *s.assignor;
+  const auto* p = protocols::find_protocol(protocol);
+  return p != nullptr ? std::string(p->default_assignor) : std::string();
+}
+
+void check_supported(const Scenario& s, const std::string& protocol, const std::string& assignor) {
+  const auto* p = protocols::find_protocol(protocol);
+  if (p == nullptr)
+    throw InputError(s.file, s.protocol_mark, fmt::format("unknown protocol '{}'{}", protocol, did_you_mean(protocol, protocols::protocol_names())));
+  if (!p->runnable)
+    throw InputError(s.file, s.protocol_mark, fmt::format("protocol '{}' is part of the scenario contract but not simulated by this version yet; `rebalance-sim list` shows what runs", protocol));
+  const auto* a = protocols::find_assignor(p->family, assignor);
+  if (a == nullptr)
+    throw InputError(s.file, s.assignor_mark, fmt::format("unknown {} assignor '{}'{}", protocols::family_name(p->family), assignor, did_you_mean(assignor, protocols::assignor_names(p->family))));
+  if (!a->runnable)
+    throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
+  if (!protocols::accepts(*p, assignor))
+    throw InputError(s.file, s.assignor_mark, fmt::format("the {} protocol does not run assignor '{}'; it takes {}", protocol, assignor, protocols::accepted_assignors(*p)));
+  if (!s.subtopologies.empty())
+    throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
+  for (const auto& ev : s.events) {
+    std::string to;
+    if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) to = u->to;
+    if (to.empty() || to == protocol) continue;  // to what it speaks already: a restart
+    // Online migration: classic members upgrading to the consumer protocol.
+    if (to != "consumer" || p->family != protocols::Family::Classic)
+      throw InputError(s.file, ev.mark, fmt::format("'{}' to {} from the {} protocol is not simulated by this version yet (only classic protocols to consumer)", ev.kind, to, protocol));
+    if (!s.connectors.empty())
+      throw InputError(s.file, ev.mark, fmt::format("'{}' needs a consumer group; this scenario has connectors", ev.kind));
+  }
+}
+
+// The members an upgrade event restarts speaking the consumer protocol.
+std::set<std::string> upgraded_members(const Scenario& s) {
+  std::set<std::string> out;
+  for (const auto& ev : s.events) {
+    if (const auto* u = std::get_if<Upgrade>(&ev.action)) out.insert(u->members.begin(), u->members.end());
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) out.insert(u->members.ids.begin(), u->members.ids.end());
+  }
+  return out;
+}
+
+}  // namespace rsim::scenario
