@@ -111,7 +111,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   leader_state_ = ctx_.protocol.new_leader_state();
   last_completed_generation_ = generation;
   emit("start");
-  emit("joined", {{"member-id", member_id_}, {"generation", generation_}});
+  emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}});
   emit("assigned", {{"generation", generation_}, {"resources", to_strings(owned_)}});
   emit("ready", {{"resources", to_strings(owned_)}});
   arm_heartbeat();
