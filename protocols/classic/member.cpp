@@ -108,6 +108,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   std::sort(owned.begin(), owned.end());
   owned_ = std::move(owned);
   last_assignment_ = owned_;
+  joined_topics_ = config_.topics;
   leader_state_ = ctx_.protocol.new_leader_state();
   last_completed_generation_ = generation;
   emit("start");
@@ -193,6 +194,14 @@ void ClassicMember::on_thaw() {
 
 // KafkaConsumer.subscribe() with a new topic list: the member fetches
 // metadata for it and rejoins from its next poll.
+namespace {
+bool same_topics(std::vector<std::string> a, std::vector<std::string> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+}  // namespace
+
 void ClassicMember::subscribe(std::vector<std::string> topics) {
   config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
@@ -362,6 +371,7 @@ void ClassicMember::send_join() {
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
   req.subscription = ctx_.protocol.subscription(ctx_.assignor, config_.topics, owned_, last_assignment_, generation_);
+  joined_topics_ = config_.topics;
   req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicEndpoint::handle_join,
@@ -485,7 +495,10 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   // a change it saw since the group's assignment was made needs a rebalance.
   else if (auto topic = skip_assignment_ && member_id_ == leader_ ? changed_topic() : std::nullopt)
     rejoin = fmt::format("partitions of {} changed", *topic);
-  auto assign = [this, outcome, rejoin] {
+  auto assign = [this, outcome, rejoin]() mutable {
+    // The subscription changed while the JoinGroup was out (Kafka's
+    // rejoinNeededOrPending: "subscription changed since last join").
+    if (!rejoin && !same_topics(config_.topics, joined_topics_)) rejoin = "subscription changed since last join";
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
     emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
