@@ -106,23 +106,24 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
 // group, the coordinator hands the new process the stored assignment without
 // a rebalance (GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin)
 // and the new process owns nothing to revoke: the partition stays unassigned
-// until some other cause rebalances the group. The resources this left
-// unassigned at the end of the run: nobody holds them; their last holder
-// still held them when its process ended (a crash, or a clean stop, which
-// revokes first), before the last generation of the classic group formed,
-// with that member in it; and the member was replaced after it, with nothing
-// since (no generation, failover or conversion). Eager assignors withhold
+// until some other cause rebalances the group. The same happens when the
+// static member is kept in the generation without rejoining (stuck in a
+// batch: no LeaveGroup from a static member) and loses its partitions at the
+// poll timeout afterwards. The resources this left unassigned at the end of
+// the run: nobody holds them; their last holder let them go without a
+// cooperative revocation (its process ended, a clean stop, which revokes
+// first, or they were lost), it is in the last generation of the classic
+// group, and it was replaced after that, with nothing since (no generation,
+// failover or conversion). Eager assignors withhold
 // nothing, and KIP-848 groups do not work this way: not for them.
 std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& trace, const std::string& protocol) {
   std::set<std::string> out;
   if (protocol == "eager" || protocol == "consumer") return out;
   std::map<std::string, std::set<std::string>> holders;  // resource -> members holding it
   std::map<std::string, std::string> last_holder;        // resource -> member
-  std::map<std::string, Time> ended;                     // member -> when its last process ended
   std::set<std::string> leaving;                         // members stopping (a clean stop revokes first)
-  std::set<std::string> let_go_at_end;                   // resources last released by a process ending
+  std::set<std::string> let_go_at_end;                   // resources last let go without a cooperative revocation
   bool classic_generation = false;                       // the last boundary is a classic generation, formed at:
-  Time generation_at = kTimeZero;
   std::set<std::string> generation_members;
   std::set<std::string> replaced_since;                  // static members replaced since it formed
   auto release = [&](const std::string& m, const std::vector<std::string>& rs, bool at_end) {
@@ -137,7 +138,6 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
         replaced_since.clear();
         if (ev.kind != "generation" || ev.find("leader") == nullptr) continue;  // not a classic generation
         classic_generation = true;
-        generation_at = ev.at;
         if (const auto* members = ev.list("members")) generation_members.insert(members->begin(), members->end());
       } else if (ev.kind == "member-replaced") {
         if (const std::string* m = ev.text("member")) replaced_since.insert(*m);
@@ -156,9 +156,8 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
     } else if (ev.kind == "start") {
       leaving.erase(ev.actor);
     } else if (ev.kind == "revoked" || ev.kind == "lost") {
-      if (const auto* rs = ev.list("resources")) release(ev.actor, *rs, leaving.count(ev.actor) != 0);
+      if (const auto* rs = ev.list("resources")) release(ev.actor, *rs, ev.kind == "lost" || leaving.count(ev.actor) != 0);
     } else if (ev.kind == "crash" || ev.kind == "stopped") {
-      ended[ev.actor] = ev.at;
       leaving.erase(ev.actor);
       for (auto& [r, hs] : holders)
         if (hs.erase(ev.actor) != 0) let_go_at_end.insert(r);
@@ -167,8 +166,6 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   if (!classic_generation) return out;
   for (const auto& [r, m] : last_holder) {
     if (!holders[r].empty() || let_go_at_end.count(r) == 0) continue;
-    auto e = ended.find(m);
-    if (e == ended.end() || e->second > generation_at) continue;
     if (generation_members.count(m) != 0 && replaced_since.count(m) != 0) out.insert(r);
   }
   return out;
