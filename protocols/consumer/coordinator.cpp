@@ -111,12 +111,16 @@ MemberView& ConsumerCoordinator::replace_static(MemberView& old, const std::stri
   state_.members.erase(old_id);
   timers_.erase(old_id);
   append(MemberTombstone{old_id});
+  MemberView& m = state_.members[new_id] = replacement;
+  write_member(m);
+  // The target moves to the new member id, in the log too, or a coordinator
+  // that replays it loses that part of the target (Kafka writes the new
+  // member's target assignment record with the replacement).
   if (auto t = state_.target.find(old_id); t != state_.target.end()) {
     state_.target[new_id] = t->second;
     state_.target.erase(old_id);
+    append(TargetAssignmentRecord{new_id, as_list(state_.target[new_id])});
   }
-  MemberView& m = state_.members[new_id] = replacement;
-  write_member(m);
   emit("member-replaced", {{"member", m.client_id}, {"member-id", m.member_id}, {"old-member-id", old_id}});
   return m;
 }
