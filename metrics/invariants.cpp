@@ -25,6 +25,8 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
   }
   if (ev.actor == "coordinator") {
     check_generation(ev);
+    if (ev.kind == "records-divergence")
+      add({"records", ev.at, "the coordinator's state is not what its records log replays to (lost at a failover)", {"coordinator"}});
     if (ev.kind == "member-removed") {
       const std::string* member = ev.text("member");
       const std::string* reason = ev.text("reason");

@@ -44,7 +44,7 @@ struct InvariantRules {
 };
 
 struct Finding {
-  std::string invariant;  // "double-ownership", "zombie", "generation", "member-epoch", "eager-join", "static-leave"
+  std::string invariant;  // "double-ownership", "zombie", "generation", "member-epoch", "eager-join", "static-leave", "records"
   Time at;
   std::string what;
   std::vector<std::string> members;

@@ -527,7 +527,34 @@ void ConsumerCoordinator::seed_stable(const std::vector<MemberView>& members, bo
   update_group_state();
 }
 
-void ConsumerCoordinator::replay(const std::vector<Record>& log) {
+std::string state_difference(const GroupState& live, const GroupState& replayed) {
+  if (live.group_epoch != replayed.group_epoch) return fmt::format("group epoch {} vs {}", live.group_epoch, replayed.group_epoch);
+  if (live.target_epoch != replayed.target_epoch) return fmt::format("target epoch {} vs {}", live.target_epoch, replayed.target_epoch);
+  if (live.subscribed_metadata != replayed.subscribed_metadata) return "subscribed topic metadata";
+  for (const auto& [id, m] : live.members) {
+    auto r = replayed.members.find(id);
+    if (r == replayed.members.end()) return fmt::format("member {} missing", id);
+    if (!(r->second == m))
+      return fmt::format("member {}: epoch {}/{} vs {}/{}, state {} vs {}, assigned {} vs {}, revoking {} vs {}", id, m.epoch,
+                         m.previous_epoch, r->second.epoch, r->second.previous_epoch, static_cast<int>(m.state),
+                         static_cast<int>(r->second.state), m.assigned.size(), r->second.assigned.size(), m.revoking.size(),
+                         r->second.revoking.size());
+  }
+  for (const auto& [id, m] : replayed.members)
+    if (live.members.count(id) == 0) return fmt::format("member {} only in the log", id);
+  // No target and an empty one are the same (Kafka writes no record for an
+  // empty target of a new member: nothing changed).
+  auto target_of = [](const GroupState& g, const std::string& id) {
+    auto it = g.target.find(id);
+    return it == g.target.end() ? std::set<TopicPartition>{} : it->second;
+  };
+  for (const auto* g : {&live, &replayed})
+    for (const auto& [id, t] : g->target)
+      if (target_of(live, id) != target_of(replayed, id)) return fmt::format("target of {}", id);
+  return {};
+}
+
+GroupState replay_records(const std::vector<Record>& log) {
   GroupState s;
   for (const Record& r : log) {
     std::visit(
@@ -563,6 +590,11 @@ void ConsumerCoordinator::replay(const std::vector<Record>& log) {
         },
         r);
   }
+  return s;
+}
+
+void ConsumerCoordinator::replay(const std::vector<Record>& log) {
+  const GroupState s = replay_records(log);
   state_ = s;
   log_ = log;
   for (const auto& [id, m] : state_.members) {

@@ -54,6 +54,12 @@ struct GroupState {
   friend bool operator==(const GroupState&, const GroupState&) = default;
 };
 
+// The group a coordinator loading `log` has (the records are the state: a
+// live coordinator's state is always what its log replays to).
+GroupState replay_records(const std::vector<Record>& log);
+// The first difference between two states, in words; empty if none.
+std::string state_difference(const GroupState& live, const GroupState& replayed);
+
 class ConsumerCoordinator final : public classic::ClassicEndpoint {
  public:
   ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster, const Assignor& assignor,

@@ -1,5 +1,6 @@
 // The safety and liveness checkers on hand-built traces: each rule must be
 // able to fail, and Kafka's own overlaps must be told apart from violations.
+#include "protocols/consumer/coordinator.hpp"
 #include "metrics/invariants.hpp"
 #include "metrics/liveness.hpp"
 #include "metrics/summary.hpp"
@@ -47,6 +48,44 @@ TEST_CASE("invariants: a resource given to a second member in good standing is a
   CHECK(m.violation->invariant == "double-ownership");
   CHECK(m.violation->at == time_at(5s));
   CHECK(m.violation->members == std::vector<std::string>{"A", "B"});
+}
+
+TEST_CASE("invariants: a coordinator whose state its records log does not replay to is a violation") {
+  Script t;
+  t.ev(0s, "A", "start").owns(1s, "A", {"T-0", "T-1"}).ev(10s, "coordinator", "failover");
+  CHECK_FALSE(check(t).violation);
+  t.ev(10s, "coordinator", "records-divergence");
+  const auto m = check(t);
+  REQUIRE(m.violation);
+  CHECK(m.violation->invariant == "records");
+  CHECK(m.violation->at == time_at(10s));
+}
+
+// The same check end to end: the replacement of a static member that wrote no
+// target record for its new member id (planted here by replaying a log
+// without it) is found at the failover.
+TEST_CASE("invariants: a log missing a record replays to another state") {
+  protocols::consumer::GroupState live;
+  live.group_epoch = live.target_epoch = 2;
+  protocols::consumer::MemberView m;
+  m.member_id = "x-5";
+  m.client_id = "x";
+  m.epoch = 2;
+  m.previous_epoch = 0;
+  m.assigned = {{"T", 1}};
+  live.members["x-5"] = m;
+  live.target["x-5"] = {{"T", 1}};
+  std::vector<protocols::consumer::Record> log{
+      protocols::consumer::GroupEpochRecord{2, {}},
+      protocols::consumer::MemberMetadataRecord{"x-5", "x", std::nullopt, {}, Duration{0}, false, Duration{0}},
+      protocols::consumer::TargetEpochRecord{2},
+      protocols::consumer::CurrentAssignmentRecord{"x-5", 2, 0, protocols::consumer::MemberState::Stable, {{"T", 1}}, {}}};
+  CHECK(protocols::consumer::state_difference(live, protocols::consumer::replay_records(log)) == "target of x-5");
+  log.insert(log.begin() + 2, protocols::consumer::TargetAssignmentRecord{"x-5", {{"T", 1}}});
+  CHECK(protocols::consumer::state_difference(live, protocols::consumer::replay_records(log)).empty());
+  // An empty target needs no record.
+  live.target["y-6"] = {};
+  CHECK(protocols::consumer::state_difference(live, protocols::consumer::replay_records(log)).empty());
 }
 
 TEST_CASE("invariants: a zombie ends within its bound, or it is a violation") {

@@ -14,7 +14,7 @@ namespace rsim::swarm {
 
 struct Verdict {
   // "ok"; or what failed: an invariant (double-ownership, zombie,
-  // generation, member-epoch, eager-join, static-leave, liveness), or
+  // generation, member-epoch, eager-join, static-leave, records, liveness), or
   // "no-progress" (the kernel's loop guard), "crash", "hang", "refused" (the
   // runner or loader said no), "error" (any other exception).
   std::string kind = "ok";
