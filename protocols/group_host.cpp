@@ -163,7 +163,7 @@ void GroupHost::watch_for_downgrade() {
 // ClassicGroup.fromConsumerGroup: Stable at the group epoch, each member
 // given its target assignment; then every member rejoins.
 void GroupHost::convert_to_classic() {
-  const consumer::GroupState& st = consumer()->state();
+  const consumer::GroupImage& st = consumer()->state();
   classic::PersistedGroup g;
   g.generation = st.group_epoch;
   for (const auto& [member_id, v] : st.members) {
