@@ -2,7 +2,7 @@
 // (protocols/epoch/) over topic-partitions, EpochGroup<Partitions>, plus
 // what is the consumer protocol's own: subscriptions and the subscribed
 // topics' metadata, the server-side assignor, ConsumerGroupHeartbeat, and
-// classic members of a consumer group (online migration).
+// classic members of a consumer group (online migration, classic_bridge.cpp).
 // Facts: ../shared/reference/ section 6.
 #pragma once
 
@@ -73,7 +73,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   void notice_classic_only();
   bool metadata_changed() const;
 
-  // Classic members of a consumer group.
+  // The classic bridge (classic_bridge.cpp).
   std::optional<classic::JoinGroupResponse> refuse_join(const classic::JoinGroupRequest& req, bool known, bool pending,
                                                         bool instance_taken);
   std::string take_over_static(MemberView& old, const classic::JoinGroupRequest& req);
