@@ -41,6 +41,12 @@ struct Partitions {
     return epoch::split(assigned, target, held);
   }
   static bool holds(const Assignment& a, const TopicPartition& tp) { return a.count(tp) != 0; }
+  // isUnreleasedPartition: another member has it, assigned or pending
+  // revocation.
+  template <class M>
+  static bool unreleased(const M& other, const M& /*asker*/, const TopicPartition& tp) {
+    return holds(other.assigned, tp) || holds(other.revoking, tp);
+  }
   static bool empty(const Assignment& a) { return a.empty(); }
   static Assignment merge(Assignment keep, const Assignment& add);
   static bool owns_any(const Owned& owned, const Assignment& revoking);

@@ -8,9 +8,16 @@
 //   T::Owned        what a member reports owning in its heartbeat
 //   T::step(assigned, target, held_elsewhere) -> Step<T::Assignment>
 //                   keep / revoke / add, and whether some of the target is
-//                   withheld because `held_elsewhere(unit)` (another member
-//                   still holds it, assigned or pending revocation)
-//   T::holds(assignment, unit), T::empty(assignment)
+//                   withheld because `held_elsewhere(unit)`
+//   T::unreleased(other, asker, unit)
+//                   whether member `other` still holds `unit` in a way that
+//                   keeps it from member `asker` (Kafka's isUnreleased
+//                   predicates: for partitions, `other` has it assigned or
+//                   pending revocation; for Streams tasks it depends on the
+//                   role and on the two members' process ids: an active
+//                   task held anywhere, or a copy of the task on the
+//                   asker's process)
+//   T::empty(assignment)
 //   T::owns_any(owned, revoking), T::within(owned, assigned, revoking)
 //   T::merge(keep, add)
 // `split` below is the per-set step, for a traits type to apply to each of

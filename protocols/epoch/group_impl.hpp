@@ -189,18 +189,18 @@ template <class T>
 void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& owned) {
   CurrentAssignment<Assignment>& current = m;
   const CurrentAssignment<Assignment> before = current;
-  auto held = [&](const auto& unit) { return held_by_other(m.member_id, unit); };
+  auto held = [&](const auto& unit) { return held_by_other(m, unit); };
   current = epoch::next_assignment<T>(before, state_.target[m.member_id], state_.target_epoch, owned, held);
   if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
   if (!(current == before)) write_current(m);
 }
 
 // Kafka's partition (task) epochs: a unit is not free while another member
-// has it, assigned or pending revocation.
+// still holds it (what "holds" means is the assignment type's).
 template <class T>
-bool EpochGroup<T>::held_by_other(const std::string& member_id, const auto& unit) const {
-  for (const auto& [id, m] : state_.members)
-    if (id != member_id && (T::holds(m.assigned, unit) || T::holds(m.revoking, unit))) return true;
+bool EpochGroup<T>::held_by_other(const MemberView& asker, const auto& unit) const {
+  for (const auto& [id, other] : state_.members)
+    if (id != asker.member_id && T::unreleased(other, asker, unit)) return true;
   return false;
 }
 
