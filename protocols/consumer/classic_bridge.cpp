@@ -66,14 +66,17 @@ std::string ConsumerCoordinator::take_over_static(MemberView& old, const classic
   return m.member_id;
 }
 
+// A new classic member, with its own session timeout.
 std::string ConsumerCoordinator::join_classic(const classic::JoinGroupRequest& req) {
-  const std::string id = member_id_for(req.member_id, req.client_id);
-  HeartbeatRequest as_consumer;
-  as_consumer.client_id = req.client_id;
-  as_consumer.instance_id = req.instance_id;
-  as_consumer.topics = req.subscription.topics;
-  as_consumer.rebalance_timeout = req.rebalance_timeout;
-  new_member(as_consumer, id, true, req.session_timeout);
+  MemberView m;
+  m.member_id = member_id_for(req.member_id, req.client_id);
+  m.client_id = req.client_id;
+  m.instance_id = req.instance_id;
+  m.topics = req.subscription.topics;
+  m.rebalance_timeout = req.rebalance_timeout;
+  m.classic = true;
+  m.session_timeout = req.session_timeout;
+  const std::string id = add_member(std::move(m)).member_id;
   bump_group_epoch("member joined");
   return id;
 }

@@ -47,17 +47,13 @@ Duration ConsumerCoordinator::session_timeout_of(const MemberView& m) const {
   return m.classic && m.session_timeout > Duration{0} ? m.session_timeout : config_.session_timeout;
 }
 
-ConsumerCoordinator::MemberView& ConsumerCoordinator::new_member(const HeartbeatRequest& req, std::string member_id,
-                                                                 bool classic, Duration session_timeout) {
+ConsumerCoordinator::MemberView ConsumerCoordinator::member_from(const HeartbeatRequest& req) {
   MemberView m;
-  m.member_id = std::move(member_id);
-  m.classic = classic;
-  m.session_timeout = session_timeout;
   m.client_id = req.client_id;
   m.instance_id = req.instance_id;
   m.topics = req.topics;
   m.rebalance_timeout = req.rebalance_timeout;
-  return add_member(std::move(m));
+  return m;
 }
 
 void ConsumerCoordinator::resubscribe(MemberView& m, const std::vector<std::string>& topics) {
@@ -113,20 +109,11 @@ ConsumerCoordinator::Found ConsumerCoordinator::member_for(const HeartbeatReques
   return {&m, Error::None};
 }
 
-// A static member back with its instance id takes the old member's place
-// and assignment, without a new group epoch; both speak the consumer
+// A static member back with its instance id: both speak the consumer
 // protocol, so the old one must have left (-2).
 ConsumerCoordinator::Found ConsumerCoordinator::join(const HeartbeatRequest& req) {
-  if (req.instance_id) {
-    if (MemberView* other = static_member(*req.instance_id, req.member_id)) {
-      if (other->epoch != kStaticLeaveEpoch) return {nullptr, Error::UnreleasedInstanceId};
-      return {&return_static(*other, member_id_for(req.member_id, req.client_id)), Error::None};
-    }
-  }
-  if (!req.member_id.empty() && state_.members.count(req.member_id) != 0) fence(req.member_id, "rejoined with epoch 0");
-  MemberView& m = new_member(req, member_id_for(req.member_id, req.client_id));
-  bump_group_epoch("member joined");
-  return {&m, Error::None};
+  MemberView* m = join_member(req.member_id, req.client_id, member_from(req));
+  return {m, m != nullptr ? Error::None : Error::UnreleasedInstanceId};
 }
 
 // The server assignor, on the group spec Kafka builds: members iterated as a

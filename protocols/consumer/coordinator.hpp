@@ -65,10 +65,8 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   Found leave_group(const HeartbeatRequest& req);
   Found member_for(const HeartbeatRequest& req);
   Found join(const HeartbeatRequest& req);
-  // `classic`: a classic member (online migration), with its own session
-  // timeout.
-  MemberView& new_member(const HeartbeatRequest& req, std::string member_id, bool classic = false,
-                         Duration session_timeout = Duration{0});
+  // What a heartbeat tells about its member (the id is the group's to give).
+  static MemberView member_from(const HeartbeatRequest& req);
   void resubscribe(MemberView& m, const std::vector<std::string>& topics);
   void notice_classic_only();
   bool metadata_changed() const;

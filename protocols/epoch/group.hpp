@@ -76,9 +76,13 @@ class EpochGroup {
   // The member holding `instance_id`, other than `except`.
   MemberView* static_member(const std::string& instance_id, const std::string& except);
   MemberView& replace_static(MemberView& old, const std::string& new_id);
-  // A static member's new process back after a static leave (-2): at the
-  // epoch it left off; reconciliation moves it on.
-  MemberView& return_static(MemberView& old, const std::string& new_id);
+  // A join (epoch 0): a static member's new process back after its static
+  // leave (-2) takes the old member's place and assignment, at the epoch it
+  // left off, without a new group epoch; null (UNRELEASED_INSTANCE_ID) while
+  // the old one has not left. Otherwise `fresh` joins under the id it asked
+  // for or a new one (a known id rejoining at epoch 0 is fenced first), and
+  // the group epoch moves.
+  MemberView* join_member(const std::string& requested_id, const std::string& client_id, MemberView fresh);
   // A heartbeat's epoch: the member's, or (a lost response) its previous one
   // while it owns no more than it was given.
   bool epoch_valid(const MemberView& m, int epoch, const std::optional<Owned>& owned) const;

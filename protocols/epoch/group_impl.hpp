@@ -77,11 +77,22 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::replace_static(MemberView& ol
 }
 
 template <class T>
-typename EpochGroup<T>::MemberView& EpochGroup<T>::return_static(MemberView& old, const std::string& new_id) {
-  MemberView& m = replace_static(old, new_id);
-  m.epoch = m.previous_epoch;
-  write_current(m);
-  return m;
+typename EpochGroup<T>::MemberView* EpochGroup<T>::join_member(const std::string& requested_id,
+                                                             const std::string& client_id, MemberView fresh) {
+  if (fresh.instance_id) {
+    if (MemberView* old = static_member(*fresh.instance_id, requested_id)) {
+      if (old->epoch != kStaticLeaveEpoch) return nullptr;
+      MemberView& m = replace_static(*old, member_id_for(requested_id, client_id));
+      m.epoch = m.previous_epoch;  // where it left off; reconciliation moves it on
+      write_current(m);
+      return &m;
+    }
+  }
+  if (!requested_id.empty() && state_.members.count(requested_id) != 0) fence(requested_id, "rejoined with epoch 0");
+  fresh.member_id = member_id_for(requested_id, client_id);
+  MemberView& m = add_member(std::move(fresh));
+  bump_group_epoch("member joined");
+  return &m;
 }
 
 template <class T>
