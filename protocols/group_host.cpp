@@ -163,7 +163,7 @@ void GroupHost::watch_for_downgrade() {
 // ClassicGroup.fromConsumerGroup: Stable at the group epoch, each member
 // given its target assignment; then every member rejoins.
 void GroupHost::convert_to_classic() {
-  const consumer::GroupState& st = consumer()->state();
+  const consumer::GroupImage& st = consumer()->state();
   classic::PersistedGroup g;
   g.generation = st.group_epoch;
   for (const auto& [member_id, v] : st.members) {
@@ -199,7 +199,7 @@ void GroupHost::failover(Duration down) {
       persisted_ = Persisted{k->log(), k->next_member_number()};
       // A state the log does not replay to is lost at the failover: a
       // modelling error the invariants report (records-divergence).
-      if (auto d = consumer::state_difference(k->state(), consumer::replay_records(k->log())); !d.empty())
+      if (auto d = epoch::image_difference(k->state(), epoch::replay(k->log())); !d.empty())
         emit("records-divergence", {{"difference", d}});
     }
     coordinator_ = std::monostate{};  // what was not persisted is lost with it

@@ -1,16 +1,16 @@
 // KIP-848 consumer group protocol: ConsumerGroupHeartbeat, the only group
-// RPC, and the records the coordinator writes to the group's log.
+// RPC. The records the coordinator writes to the group's log are the epoch
+// core's (epoch/records.hpp), as Record<Partitions> (partitions.hpp).
 // Facts: ../shared/reference/ section 6.
 #pragma once
 
+#include "protocols/epoch/member_state.hpp"
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"
 
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace rsim::protocols::consumer {
@@ -18,10 +18,10 @@ namespace rsim::protocols::consumer {
 enum class Error { None, FencedMemberEpoch, UnknownMemberId, UnreleasedInstanceId, GroupIdNotFound };
 const char* error_name(Error e);
 
-// Member epochs with a meaning of their own.
-constexpr int kJoinEpoch = 0;
-constexpr int kLeaveEpoch = -1;
-constexpr int kStaticLeaveEpoch = -2;
+// Member epochs with a meaning of their own: epoch/member_state.hpp.
+using epoch::kJoinEpoch;
+using epoch::kLeaveEpoch;
+using epoch::kStaticLeaveEpoch;
 
 struct HeartbeatRequest {
   std::string member_id;  // empty on a first join: the coordinator names the member
@@ -59,39 +59,7 @@ class ConsumerEndpoint {
 };
 
 // The member's reconciliation state (CurrentAssignmentBuilder).
-enum class MemberState { Stable, UnrevokedPartitions, UnreleasedPartitions };
-const char* state_name(MemberState s);
-
-// Records (key/value in __consumer_offsets; a tombstone deletes a member's).
-struct GroupEpochRecord {
-  int epoch = 0;
-  std::map<std::string, int> subscribed_metadata;  // partition counts of the subscribed topics then
-};
-struct MemberMetadataRecord {
-  std::string member_id, client_id;
-  std::optional<std::string> instance_id;
-  std::vector<std::string> topics;
-  Duration rebalance_timeout{0};
-  bool classic = false;          // speaks JoinGroup/SyncGroup (online migration)
-  Duration session_timeout{0};   // a classic member's own; 0: the group's
-};
-struct TargetAssignmentRecord {
-  std::string member_id;
-  std::vector<TopicPartition> partitions;
-};
-struct TargetEpochRecord {
-  int epoch = 0;
-};
-struct CurrentAssignmentRecord {
-  std::string member_id;
-  int epoch = 0, previous_epoch = 0;
-  MemberState state = MemberState::Stable;
-  std::vector<TopicPartition> assigned, revoking;
-};
-struct MemberTombstone {
-  std::string member_id;
-};
-using Record = std::variant<GroupEpochRecord, MemberMetadataRecord, TargetAssignmentRecord, TargetEpochRecord,
-                            CurrentAssignmentRecord, MemberTombstone>;
+using epoch::MemberState;
+using epoch::state_name;
 
 }  // namespace rsim::protocols::consumer

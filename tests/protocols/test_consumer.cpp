@@ -212,12 +212,12 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
   CHECK(a2.assignment.size() == 2);  // A must give up two: UNREVOKED
   CHECK(a2.member_epoch == a.member_epoch);
   const auto cc = beat("C", "", 0, {});
-  const GroupState& before = c.state();
+  const GroupImage& before = c.state();
   CHECK(before.members.at(a.member_id).state == MemberState::UnrevokedPartitions);
   CHECK(before.members.at(b.member_id).state == MemberState::UnreleasedPartitions);
   ConsumerCoordinator rebuilt(kernel, trace, cluster, assignor, CoordinatorConfig{});
   rebuilt.replay(c.log());
-  const GroupState& after = rebuilt.state();
+  const GroupImage& after = rebuilt.state();
   CHECK(after.group_epoch == before.group_epoch);
   CHECK(after.target_epoch == before.target_epoch);
   CHECK(after.target == before.target);

@@ -1,0 +1,30 @@
+#include "protocols/consumer/partitions.hpp"
+
+#include "protocols/epoch/group_impl.hpp"
+
+#include <algorithm>
+
+namespace rsim::protocols::consumer {
+
+std::vector<TopicPartition> as_list(const Partitions::Assignment& s) { return {s.begin(), s.end()}; }
+
+Partitions::Assignment Partitions::merge(Assignment keep, const Assignment& add) {
+  keep.insert(add.begin(), add.end());
+  return keep;
+}
+
+bool Partitions::owns_any(const Owned& owned, const Assignment& revoking) {
+  return std::any_of(revoking.begin(), revoking.end(),
+                     [&](const TopicPartition& tp) { return std::find(owned.begin(), owned.end(), tp) != owned.end(); });
+}
+
+bool Partitions::within(const Owned& owned, const Assignment& assigned, const Assignment& revoking) {
+  return std::all_of(owned.begin(), owned.end(),
+                     [&](const TopicPartition& tp) { return holds(assigned, tp) || holds(revoking, tp); });
+}
+
+}  // namespace rsim::protocols::consumer
+
+namespace rsim::protocols::epoch {
+template class EpochGroup<consumer::Partitions>;
+}

@@ -1,0 +1,127 @@
+// The epoch-group core of the broker-side protocols (KIP-848 consumer
+// groups; KIP-1071 Streams groups): group epoch, target assignment epoch,
+// member epochs and per-member reconciliation, session and rebalance
+// timeouts keyed by member id and epoch, the group states Empty / Assigning
+// / Reconciling / Stable, static membership, and the records log that a new
+// coordinator replays. Generic over what is assigned (the traits of
+// records.hpp): ConsumerCoordinator is an EpochGroup<Partitions>; a Streams
+// coordinator will be an EpochGroup<StreamsTasks>, adding its topology, its
+// assignor call and its heartbeat.
+// Facts: ../shared/reference/ sections 6 and 7.
+#pragma once
+
+#include "protocols/epoch/records.hpp"
+#include "sim/kernel.hpp"
+#include "sim/trace.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rsim::protocols::epoch {
+
+// Kafka's ConsumerGroupState / StreamsGroupState (DEAD is not modelled).
+enum class GroupState { Empty, Assigning, Reconciling, Stable };
+const char* group_state_name(GroupState s);
+
+template <class T>
+class EpochGroup {
+ public:
+  using Assignment = typename T::Assignment;
+  using Owned = typename T::Owned;
+  using MemberView = Member<T>;
+  // A new target, member by member in the order the assignor took them.
+  using Targets = std::vector<std::pair<std::string, Assignment>>;
+
+  EpochGroup(const EpochGroup&) = delete;
+  EpochGroup& operator=(const EpochGroup&) = delete;
+
+  // A group that starts stable (the scenario's initial assignment): every
+  // member at the new epoch owning its part of the target.
+  // `announce`: emit the generation (not when it continues a classic one).
+  void seed_stable(const std::vector<MemberView>& members, bool announce = true);
+
+  // The log, and a new coordinator rebuilding the group from it. Session
+  // timers restart from the load, as in Kafka.
+  const std::vector<Record<T>>& log() const { return log_; }
+  void replay(const std::vector<Record<T>>& log);
+  const GroupImage<T>& state() const { return state_; }
+  std::uint64_t next_member_number() const { return next_member_number_; }
+  void continue_member_numbers(std::uint64_t n) { next_member_number_ = n; }
+
+ protected:
+  EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout);
+  virtual ~EpochGroup() = default;
+
+  // What the protocol supplies: the metadata a new group epoch records, the
+  // server assignor's new target (unset: it failed), a member's own session
+  // timeout, and what follows a member's removal.
+  virtual typename T::GroupMetadata group_metadata() const = 0;
+  virtual std::optional<Targets> assign() = 0;
+  virtual Duration session_timeout_of(const MemberView&) const { return session_timeout_; }
+  virtual void on_member_removed() {}
+
+  void emit(std::string kind, std::vector<TraceField> fields = {});
+  void bump_group_epoch(const std::string& why);
+  void write_member(const MemberView& m);
+  void write_current(const MemberView& m);
+  MemberView& add_member(MemberView m);
+  void fence(const std::string& member_id, const std::string& reason);
+  // Epoch -1, or -2 for a static member: it keeps its assignment, and the
+  // epoch of that assignment, for its return.
+  void leave(const std::string& member_id, bool static_leave);
+  // The member holding `instance_id`, other than `except`.
+  MemberView* static_member(const std::string& instance_id, const std::string& except);
+  MemberView& replace_static(MemberView& old, const std::string& new_id);
+  // A join (epoch 0): a static member's new process back after its static
+  // leave (-2) takes the old member's place and assignment, at the epoch it
+  // left off, without a new group epoch; null (UNRELEASED_INSTANCE_ID) while
+  // the old one has not left. Otherwise `fresh` joins under the id it asked
+  // for or a new one (a known id rejoining at epoch 0 is fenced first), and
+  // the group epoch moves.
+  MemberView* join_member(const std::string& requested_id, const std::string& client_id, MemberView fresh);
+  // A heartbeat's epoch: the member's, or (a lost response) its previous one
+  // while it owns no more than it was given.
+  bool epoch_valid(const MemberView& m, int epoch, const std::optional<Owned>& owned) const;
+  // The rest of a heartbeat: the target (Kafka's lazy rule), the member's
+  // reconciliation step, its session, the group state.
+  MemberView& advance(const std::string& member_id, const std::optional<Owned>& owned);
+  void arm_session(const std::string& member_id);
+  void update_group_state();
+  // Continue at a generation another protocol reached (Stable there).
+  void continue_stable(int generation);
+  // The id a member gets: the one it asked for, else one from the counter.
+  std::string member_id_for(const std::string& requested, const std::string& client_id);
+
+  GroupImage<T> state_;
+
+ private:
+  struct Timers {
+    std::unique_ptr<Timer> session, rebalance;
+  };
+
+  void append(Record<T> r) { log_.push_back(std::move(r)); }
+  void compute_target();
+  void write_target(const std::string& member_id, const Assignment& target);
+  void reconcile(MemberView& m, const std::optional<Owned>& owned);
+  void next_assignment(MemberView& m, const std::optional<Owned>& owned);
+  bool held_by_other(const MemberView& asker, const auto& unit) const;
+  void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
+  void cancel_rebalance(const std::string& member_id);
+  bool converged() const;  // every member at the target epoch, Stable
+  GroupState computed_state() const;
+
+  Kernel& kernel_;
+  Trace& trace_;
+  Duration session_timeout_;
+  std::map<std::string, Timers> timers_;
+  std::vector<Record<T>> log_;
+  std::uint64_t next_member_number_ = 0;
+  GroupState group_state_ = GroupState::Empty;
+  int last_stable_epoch_ = -1;
+};
+
+}  // namespace rsim::protocols::epoch

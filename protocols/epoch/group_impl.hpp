@@ -1,0 +1,339 @@
+// EpochGroup's definitions, included only where a protocol instantiates the
+// core (consumer/partitions.cpp: EpochGroup<Partitions>; later
+// streams/tasks.cpp: EpochGroup<StreamsTasks>).
+#pragma once
+
+#include "protocols/epoch/group.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rsim::protocols::epoch {
+
+template <class T>
+EpochGroup<T>::EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout)
+    : kernel_(kernel), trace_(trace), session_timeout_(session_timeout) {}
+
+template <class T>
+void EpochGroup<T>::emit(std::string kind, std::vector<TraceField> fields) {
+  trace_.emit(kernel_.now(), "coordinator", std::move(kind), std::move(fields));
+}
+
+template <class T>
+void EpochGroup<T>::bump_group_epoch(const std::string& why) {
+  ++state_.group_epoch;
+  state_.subscribed_metadata = group_metadata();
+  append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
+  emit("group-epoch", {{"epoch", state_.group_epoch}, {"reason", why}});
+}
+
+template <class T>
+void EpochGroup<T>::write_member(const MemberView& m) {
+  append(MemberMetadataRecord<T>{m});
+}
+
+template <class T>
+void EpochGroup<T>::write_current(const MemberView& m) {
+  append(CurrentAssignmentRecord<T>{m.member_id, m});
+}
+
+template <class T>
+void EpochGroup<T>::write_target(const std::string& member_id, const Assignment& target) {
+  append(TargetAssignmentRecord<T>{member_id, target});
+}
+
+template <class T>
+std::string EpochGroup<T>::member_id_for(const std::string& requested, const std::string& client_id) {
+  return requested.empty() ? fmt::format("{}-{}", client_id, next_member_number_++) : requested;
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView* EpochGroup<T>::static_member(const std::string& instance_id,
+                                                               const std::string& except) {
+  for (auto& [id, other] : state_.members)
+    if (other.instance_id == instance_id && id != except) return &other;
+  return nullptr;
+}
+
+// A static member's new process takes the old one's place: its assignment
+// and target, under a new member id; the old member is gone.
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::replace_static(MemberView& old, const std::string& new_id) {
+  MemberView replacement = old;
+  const std::string old_id = old.member_id;
+  replacement.member_id = new_id;
+  state_.members.erase(old_id);
+  timers_.erase(old_id);
+  append(MemberTombstone{old_id});
+  MemberView& m = state_.members[new_id] = replacement;
+  write_member(m);
+  // The target moves to the new member id, in the log too, or a coordinator
+  // that replays it loses that part of the target (Kafka writes the new
+  // member's target assignment record with the replacement).
+  if (auto t = state_.target.find(old_id); t != state_.target.end()) {
+    state_.target[new_id] = t->second;
+    state_.target.erase(old_id);
+    append(TargetAssignmentRecord<T>{new_id, state_.target[new_id]});
+  }
+  emit("member-replaced", {{"member", m.client_id}, {"member-id", m.member_id}, {"old-member-id", old_id}});
+  return m;
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView* EpochGroup<T>::join_member(const std::string& requested_id,
+                                                             const std::string& client_id, MemberView fresh) {
+  if (fresh.instance_id) {
+    if (MemberView* old = static_member(*fresh.instance_id, requested_id)) {
+      if (old->epoch != kStaticLeaveEpoch) return nullptr;
+      MemberView& m = replace_static(*old, member_id_for(requested_id, client_id));
+      m.epoch = m.previous_epoch;  // where it left off; reconciliation moves it on
+      write_current(m);
+      return &m;
+    }
+  }
+  if (!requested_id.empty() && state_.members.count(requested_id) != 0) fence(requested_id, "rejoined with epoch 0");
+  fresh.member_id = member_id_for(requested_id, client_id);
+  MemberView& m = add_member(std::move(fresh));
+  bump_group_epoch("member joined");
+  return &m;
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::add_member(MemberView m) {
+  auto& slot = state_.members[m.member_id];
+  slot = std::move(m);
+  write_member(slot);
+  emit("member-added", {{"member", slot.client_id}, {"member-id", slot.member_id}});
+  return slot;
+}
+
+template <class T>
+void EpochGroup<T>::fence(const std::string& member_id, const std::string& reason) {
+  auto it = state_.members.find(member_id);
+  if (it == state_.members.end()) return;
+  emit("member-removed", {{"member", it->second.client_id}, {"member-id", member_id}, {"reason", reason}});
+  state_.members.erase(it);
+  state_.target.erase(member_id);
+  timers_.erase(member_id);
+  append(MemberTombstone{member_id});
+  bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
+  on_member_removed();
+}
+
+template <class T>
+void EpochGroup<T>::leave(const std::string& member_id, bool static_leave) {
+  MemberView& m = state_.members.at(member_id);
+  if (static_leave && m.instance_id) {
+    m.previous_epoch = m.epoch;
+    m.epoch = kStaticLeaveEpoch;
+    m.revoking = {};
+    write_current(m);
+    emit("member-left-static", {{"member", m.client_id}, {"member-id", m.member_id}});
+    return;
+  }
+  fence(member_id, "left the group");
+  update_group_state();
+}
+
+template <class T>
+bool EpochGroup<T>::epoch_valid(const MemberView& m, int epoch, const std::optional<Owned>& owned) const {
+  if (epoch == m.epoch) return true;
+  // isSubset: a request without the owned field is not.
+  return epoch == m.previous_epoch && owned && T::within(*owned, m.assigned, m.revoking);
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(const std::string& member_id,
+                                                         const std::optional<Owned>& owned) {
+  compute_target();
+  MemberView& m = state_.members.at(member_id);
+  reconcile(m, owned);
+  arm_session(member_id);
+  update_group_state();
+  return m;
+}
+
+// The target assignment is recomputed when the group epoch has moved past it
+// (Kafka's lazy rule: only inside a heartbeat, not in the timer or leave
+// that bumped the epoch); only the members whose target changed are written.
+template <class T>
+void EpochGroup<T>::compute_target() {
+  if (state_.group_epoch <= state_.target_epoch) return;
+  std::optional<Targets> targets = assign();
+  if (!targets) return;
+  std::vector<std::string> members;
+  for (auto& [member_id, target] : *targets) {
+    auto& slot = state_.target[member_id];
+    if (slot != target) {
+      slot = std::move(target);
+      write_target(member_id, slot);
+    }
+    members.push_back(state_.members.at(member_id).client_id);
+  }
+  state_.target_epoch = state_.group_epoch;
+  append(TargetEpochRecord{state_.target_epoch});
+  std::sort(members.begin(), members.end());
+  emit("generation", {{"generation", state_.target_epoch}, {"members", members}});
+}
+
+// CurrentAssignmentBuilder.build: UNREVOKED waits until the member stops
+// reporting what it must give up (then its rebalance timer ends); STABLE
+// moves on when the target epoch did; UNRELEASED retries at every heartbeat.
+template <class T>
+void EpochGroup<T>::reconcile(MemberView& m, const std::optional<Owned>& owned) {
+  if (m.epoch == kStaticLeaveEpoch) return;
+  switch (m.state) {
+    case MemberState::UnrevokedPartitions:
+      if (owns_any<T>(owned, m.revoking)) return;
+      m.revoking = {};  // released: free for their new owners
+      cancel_rebalance(m.member_id);
+      next_assignment(m, owned);
+      return;
+    case MemberState::Stable:
+      if (m.epoch == state_.target_epoch) return;
+      next_assignment(m, owned);
+      return;
+    case MemberState::UnreleasedPartitions:
+      next_assignment(m, owned);
+      return;
+  }
+}
+
+template <class T>
+void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& owned) {
+  CurrentAssignment<Assignment>& current = m;
+  const CurrentAssignment<Assignment> before = current;
+  auto held = [&](const auto& unit) { return held_by_other(m, unit); };
+  current = epoch::next_assignment<T>(before, state_.target[m.member_id], state_.target_epoch, owned, held);
+  if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
+  if (!(current == before)) write_current(m);
+}
+
+// Kafka's partition (task) epochs: a unit is not free while another member
+// still holds it (what "holds" means is the assignment type's).
+template <class T>
+bool EpochGroup<T>::held_by_other(const MemberView& asker, const auto& unit) const {
+  for (const auto& [id, other] : state_.members)
+    if (id != asker.member_id && T::unreleased(other, asker, unit)) return true;
+  return false;
+}
+
+template <class T>
+void EpochGroup<T>::arm_session(const std::string& member_id) {
+  auto& t = timers_[member_id];
+  if (!t.session) t.session = std::make_unique<Timer>(kernel_);
+  const auto it = state_.members.find(member_id);
+  const Duration timeout = it != state_.members.end() ? session_timeout_of(it->second) : session_timeout_;
+  t.session->arm_in(timeout, [this, member_id] {
+    fence(member_id, "session timeout expired");
+    update_group_state();
+  });
+}
+
+// A member that has not revoked what it must within its rebalance timeout
+// is fenced.
+template <class T>
+void EpochGroup<T>::arm_rebalance(const std::string& member_id, int epoch, Duration timeout) {
+  auto& t = timers_[member_id];
+  if (!t.rebalance) t.rebalance = std::make_unique<Timer>(kernel_);
+  if (t.rebalance->armed()) return;
+  t.rebalance->arm_in(timeout, [this, member_id, epoch] {
+    auto it = state_.members.find(member_id);
+    if (it == state_.members.end() || it->second.state != MemberState::UnrevokedPartitions || it->second.epoch != epoch)
+      return;
+    fence(member_id, "rebalance timeout expired");
+    update_group_state();
+  });
+}
+
+template <class T>
+void EpochGroup<T>::cancel_rebalance(const std::string& member_id) {
+  if (auto t = timers_.find(member_id); t != timers_.end() && t->second.rebalance) t->second.rebalance->cancel();
+}
+
+template <class T>
+bool EpochGroup<T>::converged() const {
+  return std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
+    const MemberView& m = e.second;
+    return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
+  });
+}
+
+// Empty; Assigning (the group epoch moved past the target: a new target is
+// computed at the next heartbeat of any member); Reconciling (some member
+// not yet at the target epoch); or Stable.
+template <class T>
+GroupState EpochGroup<T>::computed_state() const {
+  if (state_.members.empty()) return GroupState::Empty;
+  if (state_.group_epoch > state_.target_epoch) return GroupState::Assigning;
+  return converged() ? GroupState::Stable : GroupState::Reconciling;
+}
+
+// Reaching Stable at a new target epoch completes a rebalance.
+template <class T>
+void EpochGroup<T>::update_group_state() {
+  const GroupState next = computed_state();
+  if (next != group_state_) {
+    emit("state", {{"from", std::string(group_state_name(group_state_))}, {"to", std::string(group_state_name(next))}});
+    group_state_ = next;
+  }
+  if (next == GroupState::Stable && last_stable_epoch_ != state_.target_epoch) {
+    last_stable_epoch_ = state_.target_epoch;
+    emit("stable", {{"generation", state_.target_epoch}});
+  }
+}
+
+// The other protocol's group was Stable at this generation: nothing new to
+// announce.
+template <class T>
+void EpochGroup<T>::continue_stable(int generation) {
+  group_state_ = GroupState::Stable;
+  last_stable_epoch_ = generation;
+  state_.group_epoch = generation - 1;
+}
+
+template <class T>
+void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool announce) {
+  ++state_.group_epoch;
+  state_.target_epoch = state_.group_epoch;
+  for (MemberView m : members) {
+    m.epoch = state_.target_epoch;
+    m.previous_epoch = 0;
+    m.state = MemberState::Stable;
+    state_.target[m.member_id] = m.assigned;
+    state_.members[m.member_id] = m;
+    write_member(m);
+    write_target(m.member_id, m.assigned);
+    write_current(m);
+    arm_session(m.member_id);
+  }
+  state_.subscribed_metadata = group_metadata();
+  append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
+  append(TargetEpochRecord{state_.target_epoch});
+  std::vector<std::string> names;
+  for (const auto& [id, m] : state_.members) names.push_back(m.client_id);
+  std::sort(names.begin(), names.end());
+  if (announce) emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
+  update_group_state();
+}
+
+template <class T>
+void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
+  state_ = epoch::replay<T>(log);
+  log_ = log;
+  for (const auto& [id, m] : state_.members) {
+    arm_session(id);
+    if (m.state == MemberState::UnrevokedPartitions) arm_rebalance(id, m.epoch, m.rebalance_timeout);
+  }
+  // The state the group was in: a group that had converged is Stable at its
+  // target epoch (no new rebalance to count).
+  group_state_ = computed_state();
+  last_stable_epoch_ = group_state_ == GroupState::Stable ? state_.target_epoch : -1;
+  emit("loaded", {{"generation", state_.target_epoch},
+                  {"state", std::string(group_state_name(group_state_))},
+                  {"members", static_cast<std::int64_t>(state_.members.size())}});
+  update_group_state();
+}
+
+}  // namespace rsim::protocols::epoch
