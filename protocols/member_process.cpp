@@ -3,7 +3,12 @@
 namespace rsim::protocols {
 
 MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node)
-    : kernel_(kernel),
+    : heartbeat_timer_(kernel),
+      request_timer_(kernel),
+      retry_timer_(kernel),
+      revoke_timer_(kernel),
+      init_timer_(kernel),
+      kernel_(kernel),
       network_(network),
       trace_(trace),
       name_(std::move(name)),
@@ -145,6 +150,31 @@ void MemberProcess::retry_find_coordinator() {
   for (int i = 0; i < lookup_attempts_ && backoff < lookup_.retry_backoff_max; ++i) backoff *= 2;
   ++lookup_attempts_;
   locate_timer_.arm_in(std::min(backoff, lookup_.retry_backoff_max), [this] { find_coordinator(); });
+}
+
+void MemberProcess::cancel_group_work() {
+  heartbeat_timer_.cancel();
+  request_timer_.cancel();
+  retry_timer_.cancel();
+  revoke_timer_.cancel();
+  init_timer_.cancel();
+  stop_poll_loop();
+}
+
+void MemberProcess::end_process() {
+  cancel_group_work();
+  reset_process();
+}
+
+void MemberProcess::freeze_group_work() {
+  heartbeat_timer_.cancel();
+  revoke_timer_.suspend();
+  init_timer_.suspend();
+}
+
+void MemberProcess::thaw_callbacks() {
+  revoke_timer_.resume();
+  init_timer_.resume();
 }
 
 }  // namespace rsim::protocols

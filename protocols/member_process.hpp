@@ -92,6 +92,22 @@ class MemberProcess {
   bool in_batch() const { return in_batch_; }
   void stop_poll_loop();  // no batch, not slow
 
+  // The timed work every member has, whatever its protocol: heartbeats, a
+  // request's timeout, a retry's backoff, and the rebalance callbacks
+  // (revoke and assign costs), which a freeze suspends.
+  Timer heartbeat_timer_;
+  Timer request_timer_;
+  Timer retry_timer_;
+  SuspendableTimer revoke_timer_;
+  SuspendableTimer init_timer_;
+  // A clean stop: no more heartbeats, requests or callbacks, no batch.
+  void cancel_group_work();
+  // A process ending: that, and no freeze, waiting messages or search.
+  void end_process();
+  // A freeze stops the heartbeat thread and suspends the callbacks.
+  void freeze_group_work();
+  void thaw_callbacks();
+
   virtual bool down() const = 0;
   virtual void on_freeze() = 0;  // stop timed work
   virtual void on_thaw() = 0;    // resume it; the waiting messages run next

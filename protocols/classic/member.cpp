@@ -19,13 +19,8 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
     : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id, config.node),
       ctx_(ctx),
       config_(std::move(config)),
-      heartbeat_timer_(ctx_.kernel),
-      request_timer_(ctx_.kernel),
-      retry_timer_(ctx_.kernel),
       metadata_timer_(ctx_.kernel),
-      scheduled_rebalance_timer_(ctx_.kernel),
-      revoke_timer_(ctx_.kernel),
-      init_timer_(ctx_.kernel) {}
+      scheduled_rebalance_timer_(ctx_.kernel) {}
 
 template <class Req, class Resp, class Handle>
 void ClassicMember::call(const char* what, Req req, void (ClassicEndpoint::*method)(Req, Reply<Resp>), Handle handle) {
@@ -119,17 +114,12 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
 }
 
 void ClassicMember::stop_timers() {
-  heartbeat_timer_.cancel();
-  request_timer_.cancel();
-  retry_timer_.cancel();
+  end_process();
   metadata_timer_.cancel();
   scheduled_rebalance_timer_.cancel();
-  revoke_timer_.cancel();
-  init_timer_.cancel();
   initialising_.clear();
   rejoin_after_batch_.reset();
   left_on_poll_timeout_ = false;
-  reset_process();
 }
 
 void ClassicMember::crash() {
@@ -147,13 +137,8 @@ void ClassicMember::crash() {
 void ClassicMember::leave(std::function<void()> on_stopped) {
   if (phase_ == Phase::Down) return;
   emit("leave");
-  heartbeat_timer_.cancel();
-  request_timer_.cancel();
-  retry_timer_.cancel();
-  init_timer_.cancel();
+  cancel_group_work();
   initialising_.clear();
-  revoke_timer_.cancel();
-  stop_poll_loop();
   revoking_ = false;
   auto finish = [this, on_stopped = std::move(on_stopped)] {
     if (!config_.instance_id && !member_id_.empty() && !coordinator_unknown()) {
@@ -174,15 +159,10 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
 
 // A frozen process: no heartbeats, no progress on revocation,
 // initialisation or the batch; messages wait in the socket until it thaws.
-void ClassicMember::on_freeze() {
-  heartbeat_timer_.cancel();
-  revoke_timer_.suspend();
-  init_timer_.suspend();
-}
+void ClassicMember::on_freeze() { freeze_group_work(); }
 
 void ClassicMember::on_thaw() {
-  revoke_timer_.resume();
-  init_timer_.resume();
+  thaw_callbacks();
   // The heartbeat thread checks the poll timer before it heartbeats; the
   // main thread, back in its batch, cannot poll before that.
   if (poll_deadline_passed_while_frozen()) {

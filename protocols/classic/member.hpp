@@ -156,13 +156,8 @@ class ClassicMember final : public MemberProcess {
   std::uint64_t request_seq_ = 0;  // answers to older requests are ignored
   std::optional<std::string> rejoin_after_batch_;  // a rejoin waiting for the next poll
   bool left_on_poll_timeout_ = false;
-  Timer heartbeat_timer_;
-  Timer request_timer_;  // JoinGroup / SyncGroup timeout
-  Timer retry_timer_;
   Timer metadata_timer_;
   Timer scheduled_rebalance_timer_;  // ScheduledRebalanceTimeout
-  SuspendableTimer revoke_timer_;  // revoke cost in progress
-  SuspendableTimer init_timer_;    // assign cost in progress
 
 };
 

@@ -7,22 +7,12 @@ namespace rsim::protocols::consumer {
 ConsumerMember::ConsumerMember(MemberContext ctx, classic::MemberConfig config)
     : MemberProcess(ctx.kernel, ctx.network, ctx.trace, config.client_id, config.node),
       ctx_(ctx),
-      config_(std::move(config)),
-      heartbeat_timer_(ctx_.kernel),
-      request_timer_(ctx_.kernel),
-      retry_timer_(ctx_.kernel),
-      revoke_timer_(ctx_.kernel),
-      init_timer_(ctx_.kernel) {}
+      config_(std::move(config)) {}
 
 void ConsumerMember::stop_timers() {
-  heartbeat_timer_.cancel();
-  request_timer_.cancel();
-  retry_timer_.cancel();
-  revoke_timer_.cancel();
-  init_timer_.cancel();
+  end_process();
   initialising_.clear();  // a new process starts with nothing in hand
   reconcile_after_batch_ = stale_ = false;
-  reset_process();
 }
 
 void ConsumerMember::start() {
@@ -245,12 +235,7 @@ void ConsumerMember::lose_all(const std::string& reason) {
 void ConsumerMember::leave(std::function<void()> on_stopped) {
   if (phase_ == Phase::Down) return;
   emit("leave");
-  heartbeat_timer_.cancel();
-  request_timer_.cancel();
-  retry_timer_.cancel();
-  init_timer_.cancel();
-  revoke_timer_.cancel();
-  stop_poll_loop();
+  cancel_group_work();
   reconcile_after_batch_ = false;
   const bool joined = !member_id_.empty() && phase_ == Phase::Active && !stale_;
   phase_ = Phase::Leaving;  // takes no further part: no heartbeats, no reconciliation
@@ -286,15 +271,12 @@ void ConsumerMember::send_leave_heartbeat() {
 }
 
 void ConsumerMember::on_freeze() {
-  heartbeat_timer_.cancel();
-  request_timer_.cancel();
-  revoke_timer_.suspend();
-  init_timer_.suspend();
+  freeze_group_work();
+  request_timer_.cancel();  // the request's answer is waited for again after the thaw
 }
 
 void ConsumerMember::on_thaw() {
-  revoke_timer_.resume();
-  init_timer_.resume();
+  thaw_callbacks();
   if (in_flight_) report_owned_ = true;  // a request in flight before the freeze is timed out by now
   in_flight_ = false;
   // The background thread checks the poll timer before it heartbeats.

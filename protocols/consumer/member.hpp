@@ -86,8 +86,6 @@ class ConsumerMember final : public MemberProcess {
   // reconciliation ends with an acknowledgement.
   std::optional<std::vector<TopicPartition>> reconciled_;
   bool stale_ = false;                  // left on a poll timeout; rejoins at the next poll
-  Timer heartbeat_timer_, request_timer_, retry_timer_;
-  SuspendableTimer revoke_timer_, init_timer_;
 };
 
 }  // namespace rsim::protocols::consumer
