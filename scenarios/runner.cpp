@@ -7,6 +7,7 @@
 #include "protocols/group_host.hpp"
 #include "scenarios/member_slot.hpp"
 #include "protocols/assignors/server.hpp"
+#include "scenarios/assignor_lists.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/limits.hpp"
 #include "scenarios/resources.hpp"
@@ -58,6 +59,8 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
     if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) to = u->to;
     if (to.empty() || to == protocol) continue;  // to what it speaks already: a restart
+    // The loader checked the classic path (assignor_lists.hpp); under another variant it is a restart.
+    if (classic_upgrade(to)) continue;
     // Online migration: classic members upgrading to the consumer protocol.
     if (to != "consumer" || p->family != protocols::Family::Classic)
       throw InputError(s.file, ev.mark, fmt::format("'{}' to {} from the {} protocol is not simulated by this version yet (only classic protocols to consumer)", ev.kind, to, protocol));
@@ -70,8 +73,10 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
 std::set<std::string> upgraded_members(const Scenario& s) {
   std::set<std::string> out;
   for (const auto& ev : s.events) {
-    if (const auto* u = std::get_if<Upgrade>(&ev.action)) out.insert(u->members.begin(), u->members.end());
-    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) out.insert(u->members.ids.begin(), u->members.ids.end());
+    if (const auto* u = std::get_if<Upgrade>(&ev.action); u != nullptr && !classic_upgrade(u->to))
+      out.insert(u->members.begin(), u->members.end());
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action); u != nullptr && !classic_upgrade(u->to))
+      out.insert(u->members.ids.begin(), u->members.ids.end());
   }
   return out;
 }
@@ -109,6 +114,9 @@ class GroupRun {
     for (const auto& c : s.connectors) metadata_[protocols::Topic::connector(c.name).name()] = c.tasks + 1;
     embedded_ = make_embedded();
     upgraded_ = upgraded_members(s);
+    // Assignor lists are the scenario's own variant's: another variant
+    // (--protocol, --assignor) runs every member with its own assignor.
+    lists_apply_ = !consumer_ && protocol_name_ == s.protocol && assignor == default_assignors(s).front();
     host_.on_disconnect([this] {
       for (const auto& id : order_) slots_.at(id).current().coordinator_disconnected();
     });
@@ -118,7 +126,7 @@ class GroupRun {
     for (const auto& ev : s.events) {
       if (const auto* j = std::get_if<Join>(&ev.action)) add_member(j->member);
       if (const auto* so = std::get_if<ScaleOut>(&ev.action))
-        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark});
+        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark, {}, {}});
     }
   }
 
@@ -186,12 +194,28 @@ class GroupRun {
     c.revoke_cost = s_.costs.revoke;
     c.assign_cost = s_.costs.assign;
     c.parallel = !s_.connectors.empty();  // Connect workers
+    if (lists_apply_ && !spec.assignors.empty()) client_assignors(c, spec.assignors);
     for (const auto& con : s_.connectors) {
       const std::string topic = protocols::Topic::connector(con.name).name();
       if (con.revoke_cost) c.revoke_cost_of_topic[topic] = *con.revoke_cost;
       if (con.assign_cost) c.assign_cost_of_topic[topic] = *con.assign_cost;
     }
     return c;
+  }
+
+  // partition.assignment.strategy: the assignors (one instance per name, the
+  // leader's) and the rebalance protocol they allow the client.
+  void client_assignors(cl::MemberConfig& c, const std::vector<std::string>& names) const {
+    c.assignors.clear();
+    for (const auto& n : names) {
+      auto& a = list_assignors_[n];
+      if (!a) a = protocols::make_classic_assignor(n);
+      c.assignors.push_back(a.get());
+    }
+    const std::string protocol(protocols::client_rebalance_protocol(names));
+    auto& strategy = list_strategies_[protocol];
+    if (!strategy) strategy = protocols::find_protocol(protocol)->make_strategy(cl::StrategySettings{});
+    c.protocol = strategy.get();
   }
 
   template <class Member, class Context>
@@ -267,13 +291,17 @@ class GroupRun {
       seed.join.rebalance_timeout = config_millis(s_, s_.connectors.empty() ? "max.poll.interval.ms" : "rebalance.timeout.ms");
       seed.join.subscription = embedded_->subscription(*assignor_, resources_of(s_, m.subscribe), seed.assignment.partitions,
                                                        seed.assignment.partitions, 1);
+      seed.join.protocols = lists_apply_ && !m.assignors.empty() ? m.assignors
+                                                                 : std::vector<std::string>{std::string(assignor_->name())};
       seeds.push_back(seed);
     }
-    host_.start_classic().seed_stable(1, seeds);
+    auto& coordinator = host_.start_classic();
+    coordinator.seed_stable(1, seeds);
     const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
     std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
     for (const auto& seed : seeds) {
-      classic_members_.at(seed.join.client_id)->start_stable(seed.member_id, leader, 1, seed.assignment.partitions);
+      classic_members_.at(seed.join.client_id)->start_stable(seed.member_id, leader, 1, seed.assignment.partitions,
+                                                             coordinator.protocol_name());
       member(seed.join.client_id).started();
       by_client[seed.join.client_id] = seed.assignment.partitions;
       by_member[seed.member_id] = seed.assignment.partitions;
@@ -409,9 +437,9 @@ class GroupRun {
               member(id).leave();
             }
           } else if constexpr (std::is_same_v<A, Upgrade>) {
-            for (const auto& id : a.members) upgrade(id, a.down);
+            for (const auto& id : a.members) upgrade(id, a.down, a.to, a.assignors);
           } else if constexpr (std::is_same_v<A, RollingUpgrade>) {
-            rolling(a.members.ids, a.interval, [this, down = a.down](const std::string& id) { upgrade(id, down); });
+            rolling(a.members.ids, a.interval, [this, &a](const std::string& id) { upgrade(id, a.down, a.to, a.assignors); });
           } else if constexpr (std::is_same_v<A, Isolate>) {
             disruption("isolate", a.member);
             isolate(a.member, a.length);
@@ -426,8 +454,20 @@ class GroupRun {
   // Online migration: the member restarts speaking the consumer protocol
   // (a restart to what it speaks already, in a consumer group). Its first
   // heartbeat converts the group (GroupHost).
-  void upgrade(const std::string& id, Duration down) {
+  // A classic upgrade (KIP-429's rolling bounces) restarts the member with
+  // its new assignor list; under another variant, with what it runs.
+  void upgrade(const std::string& id, Duration down, const std::string& to, const std::vector<std::string>& assignors) {
     disruption("upgrade", id);
+    if (classic_upgrade(to)) {
+      const auto list = upgrade_assignors(assignors, to);
+      if (lists_apply_ && !list.empty()) {
+        cl::MemberConfig c;
+        client_assignors(c, list);
+        classic_members_.at(id)->configure_on_restart(c.assignors, c.protocol);
+      }
+      member(id).restart(down);
+      return;
+    }
     if (consumer_) member(id).restart(down);
     else member(id).upgrade(down);
   }
@@ -448,6 +488,9 @@ class GroupRun {
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
   std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
+  bool lists_apply_ = false;        // members' and upgrades' assignor lists (the scenario's own variant)
+  mutable std::map<std::string, std::unique_ptr<protocols::Assignor>> list_assignors_;
+  mutable std::map<std::string, std::unique_ptr<cl::EmbeddedProtocol>> list_strategies_;
   std::vector<std::string> order_;
   std::set<std::string> group_topics_;
   bool started_ = false;

@@ -261,7 +261,7 @@ class Generator {
       const Duration interval = between_ms(5000, 40000);
       if (kind == "rolling-bounce") add(at, kind, sc::RollingBounce{t, down, interval});
       else if (kind == "rolling-restart") add(at, kind, sc::RollingRestart{t, down, interval});
-      else add(at, kind, sc::RollingUpgrade{t, "consumer", down, interval});
+      else add(at, kind, sc::RollingUpgrade{t, "consumer", down, interval, {}, {}});
     } else if (kind == "scale-out") {
       sc::ScaleOut so;
       so.count = static_cast<int>(rng_.between(1, 3));
@@ -288,7 +288,7 @@ class Generator {
     } else if (kind == "subscribe") {
       add(at, kind, sc::Subscribe{who, subscription()});
     } else if (kind == "upgrade") {
-      add(at, kind, sc::Upgrade{some_of(up, 2), "consumer", between_ms(1000, 10000)});
+      add(at, kind, sc::Upgrade{some_of(up, 2), "consumer", between_ms(1000, 10000), {}, {}});
     }
   }
 
