@@ -1,6 +1,7 @@
 #include "scenarios/assignor_lists.hpp"
 
 #include "protocols/catalog.hpp"
+#include "scenarios/config_keys.hpp"
 #include "scenarios/errors.hpp"
 
 #include <fmt/format.h>
@@ -79,6 +80,9 @@ std::vector<ListChange> list_changes(const Scenario& s) {
     if (const auto* so = std::get_if<ScaleOut>(&ev.action))
       for (const auto& id : so->ids) out.push_back({ev.at, id, default_assignors(s), ev.mark, ev.kind});
     if (const auto* l = std::get_if<Leave>(&ev.action)) out.push_back({ev.at, l->member, {}, ev.mark, ev.kind});
+    // A crashed member stays in the group until its session expires.
+    if (const auto* c = std::get_if<Crash>(&ev.action))
+      out.push_back({ev.at + config_millis(s, "session.timeout.ms"), c->member, {}, ev.mark, ev.kind});
     if (const auto* si = std::get_if<ScaleIn>(&ev.action))
       for (const auto& id : si->members) out.push_back({ev.at, id, {}, ev.mark, ev.kind});
     if (const auto* u = std::get_if<Upgrade>(&ev.action); u != nullptr && changes_list(s, u->to, u->assignors))
@@ -97,9 +101,9 @@ std::vector<ListChange> list_changes(const Scenario& s) {
 }
 
 // ClassicGroup.supportsProtocols: a member is accepted only if one of its
-// assignors is supported by every member of the group. A member that left
-// cleanly is out; a crashed one stays until its session expires, so a
-// member's list counts from its start until it leaves.
+// assignors is supported by every member of the group. A member's list
+// counts from its start until it leaves, or until its session expires after
+// a crash (a bounced member comes back with its list).
 void check_common_assignor(const Scenario& s) {
   std::map<std::string, std::vector<std::string>> current;
   for (const auto& c : list_changes(s)) {
