@@ -37,6 +37,9 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
 // Config keys whose value is the period of a timer that re-arms itself (a
 // metadata refresh, a retried request, a request timeout that resends): at 0
 // it would fire forever at one instant. Kafka accepts 0 for them.
+// A config key whose value is a list, kept apart from the scalar ones.
+constexpr std::string_view kAssignmentStrategy = "partition.assignment.strategy";
+
 const Keys kRearmingKeys{"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"};
 
 class Loader {
@@ -97,6 +100,9 @@ class Loader {
   // ---- cross-checks over the whole file ----
   void check_members_over_time();
   std::vector<std::string> assignor_list(const YAML::Node& n);
+  void apply_assignment_strategy();
+  std::vector<std::string> strategy_;  // config partition.assignment.strategy
+  Mark strategy_mark_;
   void check_config();
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
@@ -267,6 +273,7 @@ void Loader::top(const YAML::Node& root) {
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
   check_budget(s_, s_.protocol);  // before member ids are expanded
+  apply_assignment_strategy();
   check_members_over_time();
   check_assignor_lists(s_);  // needs `all` resolved
   check_time_range(s_);  // needs `all` resolved
@@ -275,8 +282,14 @@ void Loader::top(const YAML::Node& root) {
 // ---------------------------------------------------------------- sections --
 
 void Loader::config(const YAML::Node& n) {
-  const auto names = config_key_names();
+  auto names = config_key_names();
+  names.push_back(kAssignmentStrategy);
   for (const auto& [key, v] : entries(n, "config", names)) {
+    if (key == kAssignmentStrategy) {  // a list: every member's, see apply_assignment_strategy
+      strategy_ = assignor_list(v);
+      strategy_mark_ = mark_of(v);
+      continue;
+    }
     const ConfigKey* k = find_config_key(key);
     const std::string what = fmt::format("config '{}'", key);
     ConfigValue value;
@@ -461,6 +474,21 @@ void Loader::member_fields(const std::vector<std::pair<std::string, YAML::Node>>
       m.assignors_mark = mark_of(v);
     }
   }
+}
+
+// config partition.assignment.strategy: the list of every member (and
+// joining member) that has no `assignors:` of its own, as the clients'
+// common configuration. Scale-out members take the scenario's assignor.
+void Loader::apply_assignment_strategy() {
+  if (strategy_.empty()) return;
+  auto apply = [this](MemberSpec& m) {
+    if (!m.assignors.empty()) return;
+    m.assignors = strategy_;
+    m.assignors_mark = strategy_mark_;
+  };
+  for (auto& m : s_.members) apply(m);
+  for (auto& ev : s_.events)
+    if (auto* j = std::get_if<Join>(&ev.action)) apply(j->member);
 }
 
 // partition.assignment.strategy as a list: classic client-side assignors,

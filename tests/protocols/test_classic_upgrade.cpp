@@ -170,4 +170,23 @@ TEST_CASE("a tied vote goes to the first assignor in Java's HashMap order") {
 )";
   CHECK(selected_assignors(kTie) == std::vector<std::string>{"range", "range"});
 }
+
+// config partition.assignment.strategy: the list of every member and
+// joining member without its own.
+TEST_CASE("config partition.assignment.strategy is every member's list") {
+  const auto s = scenario::load_text(R"(
+name: cfg
+duration: 3m
+protocol: eager
+config: {partition.assignment.strategy: [cooperative-sticky, range]}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T], assignors: [range]}]
+events: [{at: 1m, join: C, subscribe: [T]}]
+)", "cfg.yaml");
+  CHECK(s.members[0].assignors == std::vector<std::string>{"cooperative-sticky", "range"});
+  CHECK(s.members[1].assignors == std::vector<std::string>{"range"});
+  CHECK(std::get<scenario::Join>(s.events[0].action).member.assignors == s.members[0].assignors);
+  CHECK(s.config.count("partition.assignment.strategy") == 0);  // not a scalar config value
+  CHECK_FALSE(metrics::summarize(s, scenario::run(s)).violation);
+}
 }
