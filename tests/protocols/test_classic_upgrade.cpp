@@ -189,4 +189,61 @@ events: [{at: 1m, join: C, subscribe: [T]}]
   CHECK(s.config.count("partition.assignment.strategy") == 0);  // not a scalar config value
   CHECK_FALSE(metrics::summarize(s, scenario::run(s)).violation);
 }
+
+// What the loader refuses, the coordinator refuses too (a scenario built in
+// code skips the loader): a member whose assignors no member of the group
+// lists gets INCONSISTENT_GROUP_PROTOCOL, fatal to the consumer.
+TEST_CASE("a JoinGroup with no assignor in common is refused INCONSISTENT_GROUP_PROTOCOL") {
+  auto s = scenario::load_text(R"(
+name: inconsistent
+duration: 1m
+protocol: eager
+network: {latency: 1ms}
+topics: [{name: T, partitions: 2}]
+members: [{id: A, subscribe: [T], assignors: [range]}, {id: B, subscribe: [T], start: 20s, assignors: [range]}]
+)", "inconsistent.yaml");
+  s.members[1].assignors = {"cooperative-sticky"};
+  const auto r = scenario::run(s);
+  int fatal = 0;
+  for (const auto& ev : r.trace.events())
+    if (ev.kind == "fatal") {
+      ++fatal;
+      CHECK(ev.actor == "B");
+      CHECK(*ev.text("reason") == "INCONSISTENT_GROUP_PROTOCOL");
+    }
+  CHECK(fatal == 1);
+  const auto m = metrics::summarize(s, r);
+  CHECK(m.final_assignment == std::map<std::string, std::vector<std::string>>{{"A", {"T-0", "T-1"}}});
+}
+
+// GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin: a
+// static member back in a Stable group rebalances it only if its assignors
+// change the group's selected one. A comes back listing [cooperative-sticky,
+// range] while B lists range only: still range, no rebalance. B's return
+// makes the vote cooperative-sticky: a rebalance.
+TEST_CASE("a static member's return rebalances a Stable group only if the selected assignor changes") {
+  const auto s = scenario::load_text(R"(
+name: static
+duration: 2m
+protocol: eager
+network: {latency: 1ms}
+topics: [{name: T, partitions: 4}]
+members: [{id: A, subscribe: [T], instance-id: a}, {id: B, subscribe: [T], instance-id: b}]
+initial-assignment: {A: [T-0, T-1], B: [T-2, T-3]}
+events:
+  - {at: 10s, rolling-upgrade: all, to: cooperative, assignors: [cooperative-sticky, range], down: 1s, interval: 20s}
+)", "static.yaml");
+  const auto r = scenario::run(s);
+  std::vector<std::string> got;
+  for (const auto& ev : r.trace.events())
+    if (ev.actor == "coordinator" && (ev.kind == "state" || ev.kind == "protocol-changed"))
+      got.push_back(fmt::format("{} {} {}", format_time(ev.at), ev.kind, ev.kind == "state" ? *ev.text("reason") : *ev.text("to")));
+  CHECK(got == std::vector<std::string>{
+                   "31.001s state static member B-2 changes the group's selected protocol",
+                   "32.007s protocol-changed cooperative-sticky",
+                   "32.007s state generation 2 formed",
+                   "32.009s state leader A-1 sent the assignment",
+               });
+  CHECK_FALSE(metrics::summarize(s, r).violation);
+}
 }
