@@ -36,7 +36,13 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
     }
     return;
   }
-  if (ev.kind == "join" && rules_.eager && !ownership.held_by(ev.actor).empty())
+  if (ev.kind == "start") {
+    if (const std::string* p = ev.text("rebalance-protocol")) member_protocol_[ev.actor] = *p;
+    else member_protocol_.erase(ev.actor);
+  }
+  auto own = member_protocol_.find(ev.actor);
+  const bool eager = own == member_protocol_.end() ? rules_.eager : own->second == "eager";
+  if (ev.kind == "join" && eager && !ownership.held_by(ev.actor).empty())
     add({"eager-join", ev.at,
          fmt::format("eager member {} sent JoinGroup still owning {}", ev.actor, fmt::join(ownership.held_by(ev.actor), ",")),
          {ev.actor}});

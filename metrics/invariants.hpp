@@ -31,6 +31,8 @@ namespace rsim::metrics {
 
 struct InvariantRules {
   bool eager = false;                    // members revoke everything before JoinGroup
+  // (unless a member's `start` names its own rebalance-protocol: a client
+  // configured with an assignor list follows that list, KIP-429)
   std::set<std::string> static_members;  // members with a group.instance.id
   std::optional<Duration> zombie_grace;  // unset: zombies are not bounded
   Duration revoke_allowance{0};          // the longest a member may take to revoke what it holds
@@ -86,6 +88,7 @@ class InvariantChecker {
   int last_stable_ = 0;  // the last generation that completed (assignments handed out)
   int reissued_ = 0;
   std::map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process
+  std::map<std::string, std::string> member_protocol_;  // member -> its own rebalance protocol (an assignor list's)
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
   std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;

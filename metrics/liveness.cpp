@@ -118,7 +118,13 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
 // nothing, and KIP-848 groups do not work this way: not for them.
 std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& trace, const std::string& protocol) {
   std::set<std::string> out;
-  if (protocol == "eager" || protocol == "consumer") return out;
+  if (protocol == "consumer") return out;
+  // Under eager only members configured with cooperative-sticky (an
+  // upgrade's assignor list) can meet a withholding assignor.
+  const bool lists = std::any_of(trace.begin(), trace.end(), [](const TraceEvent& ev) {
+    return ev.kind == "start" && ev.text("rebalance-protocol") != nullptr;
+  });
+  if (protocol == "eager" && !lists) return out;
   std::map<std::string, std::set<std::string>> holders;  // resource -> members holding it
   std::map<std::string, std::string> last_holder;        // resource -> member
   std::set<std::string> leaving;                         // members stopping (a clean stop revokes first)

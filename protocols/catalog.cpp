@@ -88,6 +88,14 @@ std::string_view accepted_assignors(const ProtocolInfo& protocol) {
   return "cooperative-sticky";
 }
 
+bool supports_cooperative_rebalance(std::string_view assignor) { return assignor == "cooperative-sticky"; }
+
+std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors) {
+  for (const auto& a : assignors)
+    if (!supports_cooperative_rebalance(a)) return "eager";
+  return assignors.empty() ? "eager" : "cooperative";
+}
+
 std::string_view family_name(Family family) {
   switch (family) {
     case Family::Classic:

@@ -53,4 +53,11 @@ bool accepts(const ProtocolInfo& protocol, std::string_view assignor);
 // What `protocol` accepts, for messages.
 std::string_view accepted_assignors(const ProtocolInfo& protocol);
 
+// A consumer's rebalance protocol from its partition.assignment.strategy
+// (ConsumerCoordinator: the highest protocol every configured assignor
+// supports): "cooperative" when all support COOPERATIVE (of the built-in
+// ones only cooperative-sticky does), "eager" otherwise.
+bool supports_cooperative_rebalance(std::string_view assignor);
+std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors);
+
 }  // namespace rsim::protocols

@@ -225,4 +225,13 @@ void GroupHost::come_back() {
   classic_directory_.available = consumer_directory_.available = true;
 }
 
+void GroupHost::isolate(const std::string& member, NodeId node, Duration length) {
+  network_.cut(node, classic_directory_.node);
+  trace_.emit(kernel_.now(), member, "isolated", {{"for_us", length.count()}});
+  kernel_.schedule_in(length, [this, node, member] {
+    network_.heal(node, classic_directory_.node);
+    trace_.emit(kernel_.now(), member, "reconnected");
+  });
+}
+
 }  // namespace rsim::protocols

@@ -65,6 +65,9 @@ class GroupHost final : public classic::ClassicEndpoint, public consumer::Consum
   // comes back as it was last persisted, a consumer group by replaying its
   // records.
   void failover(Duration down);
+  // The network between a member's node and the coordinator is cut for
+  // `length` (the member's messages and the coordinator's answers are lost).
+  void isolate(const std::string& member, NodeId node, Duration length);
   bool up() const { return !std::holds_alternative<std::monostate>(coordinator_); }
 
   void handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) override;

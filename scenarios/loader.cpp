@@ -1,6 +1,7 @@
 #include "scenarios/loader.hpp"
 
 #include "protocols/catalog.hpp"
+#include "scenarios/assignor_lists.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/limits.hpp"
 #include "scenarios/metric_names.hpp"
@@ -25,7 +26,7 @@ namespace {
 using Keys = std::vector<std::string_view>;
 
 // Keys a member description may carry, in `members:` and in join events.
-const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start"};
+const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start", "assignors"};
 
 const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
                          "restart",     "pause",     "slow",          "rolling-bounce",
@@ -36,6 +37,9 @@ const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
 // Config keys whose value is the period of a timer that re-arms itself (a
 // metadata refresh, a retried request, a request timeout that resends): at 0
 // it would fire forever at one instant. Kafka accepts 0 for them.
+// A config key whose value is a list, kept apart from the scalar ones.
+constexpr std::string_view kAssignmentStrategy = "partition.assignment.strategy";
+
 const Keys kRearmingKeys{"metadata.max.age.ms", "request.timeout.ms", "retry.backoff.ms"};
 
 class Loader {
@@ -95,6 +99,10 @@ class Loader {
 
   // ---- cross-checks over the whole file ----
   void check_members_over_time();
+  std::vector<std::string> assignor_list(const YAML::Node& n);
+  void apply_assignment_strategy();
+  std::vector<std::string> strategy_;  // config partition.assignment.strategy
+  Mark strategy_mark_;
   void check_config();
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
@@ -265,15 +273,23 @@ void Loader::top(const YAML::Node& root) {
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
   check_budget(s_, s_.protocol);  // before member ids are expanded
+  apply_assignment_strategy();
   check_members_over_time();
+  check_assignor_lists(s_);  // needs `all` resolved
   check_time_range(s_);  // needs `all` resolved
 }
 
 // ---------------------------------------------------------------- sections --
 
 void Loader::config(const YAML::Node& n) {
-  const auto names = config_key_names();
+  auto names = config_key_names();
+  names.push_back(kAssignmentStrategy);
   for (const auto& [key, v] : entries(n, "config", names)) {
+    if (key == kAssignmentStrategy) {  // a list: every member's, see apply_assignment_strategy
+      strategy_ = assignor_list(v);
+      strategy_mark_ = mark_of(v);
+      continue;
+    }
     const ConfigKey* k = find_config_key(key);
     const std::string what = fmt::format("config '{}'", key);
     ConfigValue value;
@@ -453,7 +469,42 @@ void Loader::member_fields(const std::vector<std::pair<std::string, YAML::Node>>
     if (key == "instance-id") m.instance_id = identifier(v, "instance-id");
     if (key == "rack") m.rack = identifier(v, "rack");
     if (key == "start") m.start = duration(v, "start");
+    if (key == "assignors") {
+      m.assignors = assignor_list(v);
+      m.assignors_mark = mark_of(v);
+    }
   }
+}
+
+// config partition.assignment.strategy: the list of every member (and
+// joining member) that has no `assignors:` of its own, as the clients'
+// common configuration. Scale-out members take the scenario's assignor.
+void Loader::apply_assignment_strategy() {
+  if (strategy_.empty()) return;
+  auto apply = [this](MemberSpec& m) {
+    if (!m.assignors.empty()) return;
+    m.assignors = strategy_;
+    m.assignors_mark = strategy_mark_;
+  };
+  for (auto& m : s_.members) apply(m);
+  for (auto& ev : s_.events)
+    if (auto* j = std::get_if<Join>(&ev.action)) apply(j->member);
+}
+
+// partition.assignment.strategy as a list: classic client-side assignors,
+// each once, at least one (what the classic family's clients accept).
+std::vector<std::string> Loader::assignor_list(const YAML::Node& n) {
+  std::vector<std::string> list = string_list(n, "assignors");
+  if (list.empty()) fail(n, "assignors lists no assignor; give at least one, e.g. [cooperative-sticky, range]");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto* a = protocols::find_assignor(protocols::Family::Classic, list[i]);
+    if (a == nullptr || list[i] == "connect")
+      fail(n[i], fmt::format("unknown client-side assignor '{}' in assignors{}; it takes range, roundrobin, sticky or cooperative-sticky",
+                             list[i], did_you_mean(list[i], {"range", "roundrobin", "sticky", "cooperative-sticky"})));
+    if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i]) != list.begin() + static_cast<std::ptrdiff_t>(i))
+      fail(n[i], fmt::format("assignor '{}' is listed twice", list[i]));
+  }
+  return list;
 }
 
 MemberSpec Loader::member(const YAML::Node& n, const Keys& allowed, std::string_view what) {
@@ -468,7 +519,7 @@ MemberSpec Loader::member(const YAML::Node& n, const Keys& allowed, std::string_
 void Loader::members(const YAML::Node& n) {
   s_.members_mark = mark_of(n);
   if (n.IsMap()) {  // {count: 100, prefix: m, subscribe: [...], ...}
-    Keys allowed{"count", "prefix", "subscribe", "instance-id-prefix", "rack", "start"};
+    Keys allowed{"count", "prefix", "subscribe", "instance-id-prefix", "rack", "start", "assignors"};
     const auto e = entries(n, "members", allowed);
     const int count = static_cast<int>(integer(require(e, n, "count", "members"), "members count", 1, kMaxMembers));
     s_.member_prefix = identifier(require(e, n, "prefix", "members"), "members prefix");
@@ -478,7 +529,7 @@ void Loader::members(const YAML::Node& n) {
     MemberSpec proto;
     std::vector<std::pair<std::string, YAML::Node>> common;
     for (const auto& kv : e)
-      if (kv.first == "subscribe" || kv.first == "rack" || kv.first == "start") common.push_back(kv);
+      if (kv.first == "subscribe" || kv.first == "rack" || kv.first == "start" || kv.first == "assignors") common.push_back(kv);
     member_fields(common, proto);
     count_listed(n, static_cast<double>(count - 1) * static_cast<double>(proto.subscribe.size()));  // the copies
     std::optional<std::string> instance_prefix;
@@ -636,7 +687,7 @@ void Loader::events(const YAML::Node& n) {
 }
 
 Event Loader::event(const YAML::Node& n) {
-  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "down", "for", "interval", "batch", "topics", "to"};
+  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "down", "for", "interval", "batch", "topics", "to", "assignors"};
   Keys allowed = kEventActions;
   allowed.insert(allowed.end(), kModifiers.begin(), kModifiers.end());
   const auto e = entries(n, "an event", allowed);
@@ -659,12 +710,12 @@ Event Loader::event(const YAML::Node& n) {
 
   // Which modifiers each action takes; anything else is a mistake.
   static const std::map<std::string, Keys> takes{
-      {"join", {"subscribe", "instance-id", "rack"}}, {"leave", {}}, {"crash", {}},
+      {"join", {"subscribe", "instance-id", "rack", "assignors"}}, {"leave", {}}, {"crash", {}},
       {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
       {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
       {"scale-out", {"subscribe"}}, {"scale-in", {}}, {"isolate", {"for"}}, {"coordinator-failover", {"down"}},
-      {"add-partitions", {}}, {"subscribe", {"topics"}}, {"upgrade", {"to", "down"}},
-      {"rolling-upgrade", {"to", "down", "interval"}}};
+      {"add-partitions", {}}, {"subscribe", {"topics"}}, {"upgrade", {"to", "down", "assignors"}},
+      {"rolling-upgrade", {"to", "down", "interval", "assignors"}}};
   const Keys& ok = takes.at(ev.kind);
   for (const auto& [k, v] : e) {
     if (k == "at" || k == ev.kind) continue;
@@ -696,7 +747,7 @@ Event Loader::event(const YAML::Node& n) {
     j.member.id = identifier(arg, "the joining member's id");
     std::vector<std::pair<std::string, YAML::Node>> fields;
     for (const auto& kv : e)
-      if (kv.first == "subscribe" || kv.first == "instance-id" || kv.first == "rack") fields.push_back(kv);
+      if (kv.first == "subscribe" || kv.first == "instance-id" || kv.first == "rack" || kv.first == "assignors") fields.push_back(kv);
     member_fields(fields, j.member);
     j.member.start = ev.at;
     if (j.member.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
@@ -764,9 +815,18 @@ Event Loader::event(const YAML::Node& n) {
     if (u.members.empty()) fail(arg, "upgrade needs at least one member");
     u.to = protocol_to();
     u.down = positive("down");
+    if (auto* v = find(e, "assignors")) {
+      u.assignors = assignor_list(*v);
+      u.assignors_mark = mark_of(*v);
+    }
     ev.action = u;
   } else if (ev.kind == "rolling-upgrade") {
-    ev.action = RollingUpgrade{targets(arg, "rolling-upgrade"), protocol_to(), positive("down"), positive("interval")};
+    RollingUpgrade u{targets(arg, "rolling-upgrade"), protocol_to(), positive("down"), positive("interval"), {}, {}};
+    if (auto* v = find(e, "assignors")) {
+      u.assignors = assignor_list(*v);
+      u.assignors_mark = mark_of(*v);
+    }
+    ev.action = u;
   }
   return ev;
 }

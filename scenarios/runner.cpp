@@ -5,6 +5,7 @@
 #include "protocols/consumer/member.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/group_host.hpp"
+#include "scenarios/assignor_lists.hpp"
 #include "scenarios/group_topics.hpp"
 #include "scenarios/limits.hpp"
 #include "scenarios/member_config.hpp"
@@ -33,7 +34,8 @@ class GroupRun {
         assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_, host_config(s)),
-        protocol_name_(std::move(protocol)) {
+        protocol_name_(std::move(protocol)),
+        lists_(s, protocol_name_, assignor) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
     if (s.drop_until) network_.set_drop_until(time_at(*s.drop_until));
     embedded_ = make_strategy();
@@ -47,13 +49,14 @@ class GroupRun {
     for (const auto& ev : s.events) {
       if (const auto* j = std::get_if<Join>(&ev.action)) add_member(j->member);
       if (const auto* so = std::get_if<ScaleOut>(&ev.action))
-        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark});
+        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark, {}, {}});
     }
   }
 
   RunResult run(std::uint64_t seed, const std::string& assignor_name) {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
-    emit_config();
+    trace_.emit(kTimeZero, "scenario", "run",
+                {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
     start_members();
     for (const auto& ev : s_.events) schedule(ev);
     kernel_.run_until(time_at(s_.duration));
@@ -86,6 +89,7 @@ class GroupRun {
   void add_member(const MemberSpec& spec) {
     if (slots_.count(spec.id) != 0) return;  // a member that joins again reuses its process
     cl::MemberConfig c = member_config(s_, spec);
+    if (lists_.apply() && !spec.assignors.empty()) lists_.configure(c, spec.assignors);
     const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
     protocols::MemberProcess* upgraded = nullptr;
     protocols::MemberProcess* speaks = nullptr;
@@ -127,7 +131,10 @@ class GroupRun {
   void start_classic_stable() {
     std::vector<cl::SeedMember> seeds;
     for (const auto& m : s_.members)
-      if (m.start == Duration{0}) seeds.push_back(classic_seed(s_, m, *embedded_, *assignor_));
+      if (m.start == Duration{0}) {
+        seeds.push_back(classic_seed(s_, m, *embedded_, *assignor_));
+        seeds.back().join.protocols = lists_.listed(m, std::string(assignor_->name()));
+      }
     host_.start_classic().seed_stable(1, seeds);
     const std::string leader = seeds.empty() ? std::string() : seeds.front().member_id;
     std::map<std::string, std::vector<protocols::TopicPartition>> by_client, by_member;
@@ -138,11 +145,6 @@ class GroupRun {
       by_member[seed.member_id] = seed.assignment.partitions;
     }
     if (!seeds.empty()) classic_members_.at(seeds.front().join.client_id)->remember_assignment(by_client, by_member);
-  }
-
-  void emit_config() {
-    trace_.emit(kTimeZero, "scenario", "run",
-                {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
   }
 
   void start_members() {
@@ -184,15 +186,7 @@ class GroupRun {
     }
   }
 
-  void isolate(const std::string& id, Duration length) {
-    const NodeId node = member(id).current().node();
-    network_.cut(node, host_.classic_directory().node);
-    trace_.emit(kernel_.now(), id, "isolated", {{"for_us", length.count()}});
-    kernel_.schedule_in(length, [this, node, id] {
-      network_.heal(node, host_.classic_directory().node);
-      trace_.emit(kernel_.now(), id, "reconnected");
-    });
-  }
+
 
   void apply(const Event& ev) {
     std::visit(
@@ -238,12 +232,11 @@ class GroupRun {
           } else if constexpr (std::is_same_v<A, ScaleIn>) {
             for (const auto& id : a.members) disrupt("leave", id).leave();
           } else if constexpr (std::is_same_v<A, Upgrade>) {
-            for (const auto& id : a.members) upgrade(id, a.down);
+            for (const auto& id : a.members) upgrade(id, a.down, a.to, a.assignors);
           } else if constexpr (std::is_same_v<A, RollingUpgrade>) {
-            rolling(a.members.ids, a.interval, [this, down = a.down](const std::string& id) { upgrade(id, down); });
+            rolling(a.members.ids, a.interval, [this, &a](const std::string& id) { upgrade(id, a.down, a.to, a.assignors); });
           } else if constexpr (std::is_same_v<A, Isolate>) {
-            disruption("isolate", a.member);
-            isolate(a.member, a.length);
+            host_.isolate(a.member, disrupt("isolate", a.member).current().node(), a.length);
           } else {
             // check_supported() refused every other kind before the run.
             std::abort();
@@ -255,9 +248,11 @@ class GroupRun {
   // Online migration: the member restarts speaking the consumer protocol
   // (a restart to what it speaks already, in a consumer group). Its first
   // heartbeat converts the group (GroupHost).
-  void upgrade(const std::string& id, Duration down) {
+  void upgrade(const std::string& id, Duration down, const std::string& to, const std::vector<std::string>& assignors) {
     disruption("upgrade", id);
-    if (consumer_) member(id).restart(down);
+    const bool classic = classic_upgrade(to);  // KIP-429's rolling bounces: back with the new assignor list
+    if (classic && !consumer_) lists_.on_restart(*classic_members_.at(id), upgrade_assignors(assignors, to));
+    if (classic || consumer_) member(id).restart(down);
     else member(id).upgrade(down);
   }
 
@@ -272,6 +267,7 @@ class GroupRun {
   protocols::GroupHost host_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;
   std::string protocol_name_;
+  ClientAssignors lists_;  // members' and upgrades' partition.assignment.strategy
   std::vector<std::unique_ptr<protocols::MemberProcess>> processes_;  // every process of the run, alive to its end
   std::map<std::string, MemberSlot> slots_;
   std::map<std::string, cl::ClassicMember*> classic_members_;

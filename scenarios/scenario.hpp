@@ -61,6 +61,10 @@ struct MemberSpec {
   std::optional<std::string> rack;
   Duration start{0};
   Mark mark;
+  // partition.assignment.strategy: the client's assignors in preference
+  // order. Empty: the scenario's assignor and protocol, as before.
+  std::vector<std::string> assignors;
+  Mark assignors_mark;
 };
 
 struct Costs {
@@ -98,8 +102,10 @@ struct Isolate { std::string member; Duration length{0}; };
 struct CoordinatorFailover { Duration down{0}; };
 struct AddPartitions { std::string topic; int count = 0; };
 struct Subscribe { std::string member; std::vector<std::string> topics; };
-struct Upgrade { std::vector<std::string> members; std::string to; Duration down{0}; };
-struct RollingUpgrade { Targets members; std::string to; Duration down{0}; Duration interval{0}; };
+// `assignors`: the list the members restart with (classic upgrades; empty:
+// the upgrade's default, see scenarios/assignor_lists.hpp).
+struct Upgrade { std::vector<std::string> members; std::string to; Duration down{0}; std::vector<std::string> assignors; Mark assignors_mark; };
+struct RollingUpgrade { Targets members; std::string to; Duration down{0}; Duration interval{0}; std::vector<std::string> assignors; Mark assignors_mark; };
 
 using EventAction = std::variant<Join, Leave, Crash, Bounce, Restart, Pause, Slow, RollingBounce, RollingRestart,
                                  ScaleOut, ScaleIn, Isolate, CoordinatorFailover, AddPartitions, Subscribe, Upgrade,

@@ -1,5 +1,6 @@
 #include "scenarios/supported.hpp"
 
+#include "scenarios/assignor_lists.hpp"
 #include "scenarios/runner.hpp"
 
 #include "protocols/catalog.hpp"
@@ -40,6 +41,8 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
     if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) to = u->to;
     if (to.empty() || to == protocol) continue;  // to what it speaks already: a restart
+    // The loader checked the classic path (assignor_lists.hpp); under another variant it is a restart.
+    if (classic_upgrade(to)) continue;
     // Online migration: classic members upgrading to the consumer protocol.
     if (to != "consumer" || p->family != protocols::Family::Classic)
       throw InputError(s.file, ev.mark, fmt::format("'{}' to {} from the {} protocol is not simulated by this version yet (only classic protocols to consumer)", ev.kind, to, protocol));
@@ -52,8 +55,10 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
 std::set<std::string> upgraded_members(const Scenario& s) {
   std::set<std::string> out;
   for (const auto& ev : s.events) {
-    if (const auto* u = std::get_if<Upgrade>(&ev.action)) out.insert(u->members.begin(), u->members.end());
-    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action)) out.insert(u->members.ids.begin(), u->members.ids.end());
+    if (const auto* u = std::get_if<Upgrade>(&ev.action); u != nullptr && !classic_upgrade(u->to))
+      out.insert(u->members.begin(), u->members.end());
+    if (const auto* u = std::get_if<RollingUpgrade>(&ev.action); u != nullptr && !classic_upgrade(u->to))
+      out.insert(u->members.ids.begin(), u->members.ids.end());
   }
   return out;
 }

@@ -168,6 +168,7 @@ class Writer {
     if (!m.subscribe.empty()) list("subscribe", m.subscribe);
     if (m.instance_id) key("instance-id", *m.instance_id);
     if (m.rack) key("rack", *m.rack);
+    if (!m.assignors.empty()) list("assignors", m.assignors);
   }
 
   void members(const Scenario& s) {
@@ -265,10 +266,12 @@ class Writer {
     list("upgrade", a.members);
     key("to", a.to);
     key("down", duration_text(a.down));
+    if (!a.assignors.empty()) list("assignors", a.assignors);
   }
   void action(const RollingUpgrade& a) {
     rolling("rolling-upgrade", a.members.ids, a.down, a.interval);
     key("to", a.to);
+    if (!a.assignors.empty()) list("assignors", a.assignors);
   }
   // `all` was resolved to ids by the loader; the ids are what ran.
   void rolling(const char* kind, const std::vector<std::string>& ids, Duration down, Duration interval) {

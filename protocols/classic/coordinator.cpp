@@ -1,5 +1,7 @@
 #include "protocols/classic/coordinator.hpp"
 
+#include "protocols/assignors/java_order.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,6 +95,7 @@ JoinGroupResponse ClassicCoordinator::join_response(const Member& m) const {
   r.generation = generation_;
   r.member_id = m.id;
   r.leader = leader_;
+  r.protocol_name = protocol_name_;
   if (m.id == leader_) {
     for (const auto& other : members_) r.members.push_back(JoinedMember{other->id, other->instance_id, other->subscription});
   }
@@ -113,11 +116,67 @@ void ClassicCoordinator::reply_static_rejoin(Member& m, Reply<JoinGroupResponse>
   reply(std::move(r));
 }
 
+// A member without protocols (one a converted consumer group handed over)
+// supports any.
+bool ClassicCoordinator::supports_protocols(const std::vector<std::string>& protocols) const {
+  if (state_ == GroupState::Empty || protocols.empty()) return true;
+  return std::any_of(protocols.begin(), protocols.end(), [this](const std::string& name) {
+    return std::all_of(members_.begin(), members_.end(), [&](const auto& m) {
+      return m->protocols.empty() || std::find(m->protocols.begin(), m->protocols.end(), name) != m->protocols.end();
+    });
+  });
+}
+
+// ClassicGroup.selectProtocol: the candidates are the assignors every member
+// supports; each member votes for its first candidate; most votes wins. A
+// tie goes to the first protocol in the iteration order of the vote
+// HashMap (Stream.max keeps the first of equal maxima).
+std::string ClassicCoordinator::select_protocol() const {
+  std::vector<std::string> names;  // vote map keys, in insertion order
+  std::vector<int> votes;
+  for (const auto& m : members_) {
+    auto supported = [this](const std::string& name) {
+      return std::all_of(members_.begin(), members_.end(), [&](const auto& o) {
+        return o->protocols.empty() || std::find(o->protocols.begin(), o->protocols.end(), name) != o->protocols.end();
+      });
+    };
+    auto vote = std::find_if(m->protocols.begin(), m->protocols.end(), supported);
+    if (vote == m->protocols.end()) continue;
+    auto it = std::find(names.begin(), names.end(), *vote);
+    if (it == names.end()) {
+      names.push_back(*vote);
+      votes.push_back(1);
+    } else {
+      ++votes[static_cast<std::size_t>(it - names.begin())];
+    }
+  }
+  std::vector<std::int32_t> hashes;
+  for (const auto& n : names) hashes.push_back(java::string_hash(n));
+  std::string best;
+  int most = 0;
+  for (std::size_t i : java::iteration_order(hashes, java::capacity_for(names.size())))
+    if (votes[i] > most) {
+      most = votes[i];
+      best = names[i];
+    }
+  return best;
+}
+
+void ClassicCoordinator::use_protocol(const std::string& selected) {
+  if (!protocol_name_.empty() && selected != protocol_name_)
+    emit("protocol-changed", {{"from", protocol_name_}, {"to", selected}});
+  protocol_name_ = selected;
+}
+
 // ------------------------------------------------------------------ JoinGroup
 
 void ClassicCoordinator::handle_join(JoinGroupRequest req, Reply<JoinGroupResponse> reply) {
   if (state_ == GroupState::Dead) {
     reply(JoinGroupResponse::failed(Error::CoordinatorNotAvailable));
+    return;
+  }
+  if (!supports_protocols(req.protocols)) {
+    reply(JoinGroupResponse::failed(Error::InconsistentGroupProtocol));
     return;
   }
   if (req.instance_id) {
@@ -192,6 +251,7 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   m->awaiting_join.reset();
   m->awaiting_sync.reset();
   m->subscription = req.subscription;
+  m->protocols = req.protocols;
   m->session_timeout = req.session_timeout;
   m->rebalance_timeout = req.rebalance_timeout;
   m->deadline.reset();  // the old id's session timer no longer applies
@@ -199,8 +259,13 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   switch (state_) {
     case GroupState::Stable:
       // Kafka rebalances here only if the group's selected protocol would
-      // change; every member of a simulated group speaks the same one, so the
-      // member gets the current generation's assignment back, no rebalance.
+      // change; otherwise the member gets the current generation's
+      // assignment back, no rebalance.
+      if (select_protocol() != protocol_name_) {
+        m->awaiting_join = std::move(reply);
+        prepare_rebalance(fmt::format("static member {} changes the group's selected protocol", m->id));
+        return;
+      }
       persist();
       reschedule_deadline(*m, m->session_timeout);
       reply_static_rejoin(*m, reply);
@@ -228,6 +293,7 @@ void ClassicCoordinator::add_member(const std::string& id, JoinGroupRequest& req
   m->session_timeout = req.session_timeout;
   m->rebalance_timeout = req.rebalance_timeout;
   m->subscription = req.subscription;
+  m->protocols = req.protocols;
   m->awaiting_join = std::move(reply);
   m->is_new = true;
   if (state_ == GroupState::PreparingRebalance && previous_state_ == GroupState::Empty) new_member_added_ = true;
@@ -242,8 +308,9 @@ void ClassicCoordinator::add_member(const std::string& id, JoinGroupRequest& req
 }
 
 void ClassicCoordinator::join_existing(Member& m, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
-  const bool metadata_changed = !(m.subscription == req.subscription);
+  const bool metadata_changed = !(m.subscription == req.subscription) || m.protocols != req.protocols;
   m.subscription = req.subscription;
+  m.protocols = req.protocols;
   m.session_timeout = req.session_timeout;
   m.rebalance_timeout = req.rebalance_timeout;
   switch (state_) {
@@ -372,6 +439,7 @@ void ClassicCoordinator::init_next_generation() {
     emit("generation", {{"generation", generation_}, {"leader", std::string()}, {"members", std::vector<std::string>{}}});
     return;
   }
+  use_protocol(select_protocol());
   transition(GroupState::CompletingRebalance, fmt::format("generation {} formed", generation_));
   std::vector<std::string> clients;
   for (const auto& m : members_) clients.push_back(m->client_id);
@@ -544,6 +612,7 @@ void ClassicCoordinator::install(int generation, const std::string& leader, cons
     m->session_timeout = seed.join.session_timeout;
     m->rebalance_timeout = seed.join.rebalance_timeout;
     m->subscription = seed.join.subscription;
+    m->protocols = seed.join.protocols;
     m->assignment = seed.assignment;
     if (m->instance_id) static_members_[*m->instance_id] = m->id;
     reschedule_deadline(*m, m->session_timeout);
@@ -552,6 +621,7 @@ void ClassicCoordinator::install(int generation, const std::string& leader, cons
   leader_ = leader;
   if (find(leader_) == nullptr) leader_ = members_.empty() ? std::string() : members_.front()->id;
   state_ = members_.empty() ? GroupState::Empty : GroupState::Stable;
+  protocol_name_ = members_.empty() ? std::string() : select_protocol();
   previous_state_ = members_.empty() ? GroupState::PreparingRebalance : GroupState::CompletingRebalance;
 }
 
@@ -567,6 +637,7 @@ PersistedGroup ClassicCoordinator::in_memory() const {
     s.join.session_timeout = m->session_timeout;
     s.join.rebalance_timeout = m->rebalance_timeout;
     s.join.subscription = m->subscription;
+    s.join.protocols = m->protocols;
     s.assignment = m->assignment;
     g.members.push_back(std::move(s));
   }

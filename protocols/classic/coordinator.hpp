@@ -80,6 +80,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   GroupState state() const { return state_; }
   int generation() const { return generation_; }
   const std::string& leader() const { return leader_; }
+  const std::string& protocol_name() const { return protocol_name_; }
 
  private:
   struct Member {
@@ -89,6 +90,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
     Duration session_timeout{0};
     Duration rebalance_timeout{0};
     Subscription subscription;
+    std::vector<std::string> protocols;  // its assignors, in preference order
     MemberAssignment assignment;
     std::optional<Reply<JoinGroupResponse>> awaiting_join;
     std::optional<Reply<SyncGroupResponse>> awaiting_sync;
@@ -121,6 +123,10 @@ class ClassicCoordinator final : public ClassicEndpoint {
   void reply_current_generation(Member& m, Reply<JoinGroupResponse>& reply);
   void reply_static_rejoin(Member& m, Reply<JoinGroupResponse>& reply);
   bool all_members_joined() const;
+  // ClassicGroup.supportsProtocols / selectProtocol over the members' assignors.
+  bool supports_protocols(const std::vector<std::string>& protocols) const;
+  std::string select_protocol() const;
+  void use_protocol(const std::string& selected);
   Duration rebalance_timeout() const;
   JoinGroupResponse join_response(const Member& m) const;
   void persist();
@@ -133,6 +139,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   GroupState previous_state_ = GroupState::Empty;
   int generation_ = 0;
   std::string leader_;
+  std::string protocol_name_;  // the selected assignor of the current generation
   std::vector<std::unique_ptr<Member>> members_;  // insertion order, as Kafka's LinkedHashMap
   std::map<std::string, std::unique_ptr<Timer>> pending_members_;  // MEMBER_ID_REQUIRED sent
   std::map<std::string, std::string> static_members_;             // instance id -> member id

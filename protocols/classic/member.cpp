@@ -70,30 +70,59 @@ Duration MemberConfig::assign_time(const std::vector<TopicPartition>& resources)
   return handling_time(resources, assign_cost, assign_cost_of_topic, parallel);
 }
 
+const Assignor& ClassicMember::group_assignor() const {
+  for (const Assignor* a : config_.assignors)
+    if (a->name() == group_protocol_) return *a;
+  return config_.assignors.empty() ? ctx_.assignor : *config_.assignors.front();
+}
+
+// Kafka sends each assignor's own user data; the sticky assignor's is the
+// one that differs (its last assignment), so it is sent when listed.
+const Assignor& ClassicMember::subscription_assignor() const {
+  for (const Assignor* a : config_.assignors)
+    if (a->keeps_last_assignment()) return *a;
+  return config_.assignors.empty() ? ctx_.assignor : *config_.assignors.front();
+}
+
+std::vector<std::string> ClassicMember::protocol_names() const {
+  if (config_.assignors.empty()) return {std::string(ctx_.assignor.name())};
+  std::vector<std::string> names;
+  for (const Assignor* a : config_.assignors) names.emplace_back(a->name());
+  return names;
+}
+
 // ------------------------------------------------------------------ lifecycle
 
 void ClassicMember::start() {
   assert(phase_ == Phase::Down);
+  if (next_assignors_) {
+    config_.assignors = std::move(next_assignors_->first);
+    config_.protocol = next_assignors_->second;
+    next_assignors_.reset();
+  }
+  group_protocol_.clear();
   ctx_.network.restart(node());
   phase_ = Phase::Idle;
   member_id_.clear();  // a new process has no member id (a static one keeps its instance id)
   generation_ = -1;
   owned_.clear();
   last_assignment_.clear();
-  leader_state_ = ctx_.protocol.new_leader_state();  // a new process remembers nothing
+  leader_state_ = protocol().new_leader_state();  // a new process remembers nothing
   last_completed_generation_ = -1;
   reset_process();
   known_metadata_ = ctx_.cluster;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
-  emit("start");
+  if (config_.assignors.empty()) emit("start");
+  else emit("start", {{"assignors", protocol_names()}, {"rebalance-protocol", std::string(protocol().name())}});
   send_join();
 }
 
 void ClassicMember::start_stable(const std::string& member_id, const std::string& leader, int generation,
-                                 std::vector<TopicPartition> owned) {
+                                 std::vector<TopicPartition> owned, const std::string& group_protocol) {
   assert(phase_ == Phase::Down);
   ctx_.network.restart(node());
   phase_ = Phase::Stable;
+  group_protocol_ = group_protocol;
   member_id_ = member_id;
   leader_ = leader;
   generation_ = generation;
@@ -104,7 +133,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   owned_ = std::move(owned);
   last_assignment_ = owned_;
   joined_topics_ = config_.topics;
-  leader_state_ = ctx_.protocol.new_leader_state();
+  leader_state_ = protocol().new_leader_state();
   last_completed_generation_ = generation;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}});
@@ -332,7 +361,7 @@ void ClassicMember::request_rejoin(const std::string& reason) {
 
 void ClassicMember::prepare_and_join(const std::string& reason) {
   emit("rejoin", {{"reason", reason}});
-  auto to_revoke = ctx_.protocol.revoke_before_join(owned_, config_.topics);
+  auto to_revoke = protocol().revoke_before_join(owned_, config_.topics);
   revoke(std::move(to_revoke), [this] { send_join(); });
 }
 
@@ -350,7 +379,8 @@ void ClassicMember::send_join() {
   req.instance_id = config_.instance_id;
   req.session_timeout = config_.session_timeout;
   req.rebalance_timeout = config_.rebalance_timeout;
-  req.subscription = ctx_.protocol.subscription(ctx_.assignor, config_.topics, owned_, last_assignment_, generation_);
+  req.subscription = protocol().subscription(subscription_assignor(), config_.topics, owned_, last_assignment_, generation_);
+  req.protocols = protocol_names();
   joined_topics_ = config_.topics;
   req.subscription.client_id = config_.client_id;
   emit("join", {{"member-id", member_id_}});
@@ -388,6 +418,11 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
       emit("fenced", {{"reason", std::string("FENCED_INSTANCE_ID")}});
       crash();
       return;
+    case Error::InconsistentGroupProtocol:
+      // Fatal: poll() throws; no assignor it lists is supported by the group.
+      emit("fatal", {{"reason", std::string(error_name(r.error))}});
+      crash();
+      return;
     case Error::None:
       break;
     default:
@@ -399,8 +434,12 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
   leader_ = r.leader;
   joined_members_ = std::move(r.members);
   skip_assignment_ = r.skip_assignment;
+  group_protocol_ = r.protocol_name;
   phase_ = Phase::Syncing;
-  emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}, {"bytes", round_trip_bytes_}});
+  std::vector<TraceField> fields{{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}, {"bytes", round_trip_bytes_}};
+  if (!config_.assignors.empty())  // a client configured with a list: which assignor the group runs, how it rebalances
+    fields.insert(fields.end(), {{"assignor", group_protocol_}, {"rebalance-protocol", std::string(protocol().name())}});
+  emit("joined", std::move(fields));
   arm_heartbeat();
   send_sync();
 }
@@ -417,7 +456,7 @@ void ClassicMember::send_sync() {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
     const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now()};
-    req.assignments = ctx_.protocol.assign(ctx_.assignor, known_metadata_, joined_members_, leader_state_.get(), view);
+    req.assignments = protocol().assign(group_assignor(), known_metadata_, joined_members_, leader_state_.get(), view);
     assigned_metadata_.clear();
     for (const auto& m : joined_members_)
       for (const auto& t : m.subscription.topics)
@@ -456,7 +495,7 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
       retry_join_later();
       return;
   }
-  AssignmentOutcome outcome = ctx_.protocol.on_assignment(owned_, r.assignment);
+  AssignmentOutcome outcome = protocol().on_assignment(owned_, r.assignment);
   last_assignment_ = r.assignment.partitions;
   last_completed_generation_ = generation_;
   if (r.assignment.scheduled_rebalance) {

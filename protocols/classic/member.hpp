@@ -50,6 +50,11 @@ struct MemberConfig {
   bool parallel = false;
   // The process's network node; unset: a node of its own (see MemberProcess).
   std::optional<NodeId> node;
+  // partition.assignment.strategy, in preference order, and the rebalance
+  // protocol it makes the client speak (eager unless every assignor supports
+  // cooperative). Empty / null: the context's assignor and protocol.
+  std::vector<const Assignor*> assignors;
+  const EmbeddedProtocol* protocol = nullptr;
 
   Duration revoke_time(const std::vector<TopicPartition>& resources) const;
   Duration assign_time(const std::vector<TopicPartition>& resources) const;
@@ -90,20 +95,33 @@ class ClassicMember final : public MemberProcess {
 
   // Starts already in the group (scenario initial-assignment).
   void start_stable(const std::string& member_id, const std::string& leader, int generation,
-                    std::vector<TopicPartition> owned);
+                    std::vector<TopicPartition> owned, const std::string& group_protocol = {});
 
   // The leader of a group that starts stable knows the assignment it starts with.
   void remember_assignment(const std::map<std::string, std::vector<TopicPartition>>& by_client,
                            const std::map<std::string, std::vector<TopicPartition>>& by_member) {
-    ctx_.protocol.remember_start(leader_state_.get(), by_client, by_member, last_completed_generation_);
+    protocol().remember_start(leader_state_.get(), by_client, by_member, last_completed_generation_);
   }
 
   bool running() const override { return phase_ != Phase::Down; }
+
+  // A rolling upgrade's new client configuration: the process starts with
+  // these assignors (and the protocol they allow) at its next start.
+  void configure_on_restart(std::vector<const Assignor*> assignors, const EmbeddedProtocol* protocol) {
+    next_assignors_ = std::make_pair(std::move(assignors), protocol);
+  }
 
  private:
   enum class Phase { Down, Idle, Joining, Syncing, Stable };
 
   bool down() const override { return phase_ == Phase::Down; }
+  const EmbeddedProtocol& protocol() const { return config_.protocol != nullptr ? *config_.protocol : ctx_.protocol; }
+  // The assignor the leader runs: the group's selected one (every member
+  // lists it); the client's own first when the coordinator names none.
+  const Assignor& group_assignor() const;
+  // The one whose subscription metadata the member sends.
+  const Assignor& subscription_assignor() const;
+  std::vector<std::string> protocol_names() const;
   void on_freeze() override;
   void on_thaw() override;
   void on_coordinator_found() override;
@@ -139,6 +157,8 @@ class ClassicMember final : public MemberProcess {
   std::string member_id_;
   int generation_ = -1;
   std::string leader_;
+  std::string group_protocol_;  // the JoinGroup response's protocol name
+  std::optional<std::pair<std::vector<const Assignor*>, const EmbeddedProtocol*>> next_assignors_;
   // Bytes of the last completed request/response round trip (JoinGroup or
   // SyncGroup), reported on the `joined` and `assigned` events.
   std::int64_t round_trip_bytes_ = 0;

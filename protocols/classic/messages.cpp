@@ -18,6 +18,8 @@ const char* error_name(Error e) {
       return "FENCED_INSTANCE_ID";
     case Error::CoordinatorNotAvailable:
       return "COORDINATOR_NOT_AVAILABLE";
+    case Error::InconsistentGroupProtocol:
+      return "INCONSISTENT_GROUP_PROTOCOL";
   }
   return "?";
 }

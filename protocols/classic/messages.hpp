@@ -24,6 +24,7 @@ enum class Error {
   RebalanceInProgress,
   FencedInstanceId,
   CoordinatorNotAvailable,
+  InconsistentGroupProtocol,  // no assignor the member lists is supported by every member
 };
 
 const char* error_name(Error e);
@@ -58,6 +59,9 @@ struct JoinGroupRequest {
   Duration session_timeout{0};
   Duration rebalance_timeout{0};
   Subscription subscription;
+  // The JoinGroup protocols: the client's assignors (partition.assignment.
+  // strategy) in preference order, each carrying `subscription`.
+  std::vector<std::string> protocols;
 };
 
 struct JoinedMember {
@@ -71,6 +75,7 @@ struct JoinGroupResponse {
   int generation = -1;
   std::string member_id;
   std::string leader;
+  std::string protocol_name;          // the group's selected assignor (ClassicGroup.selectProtocol)
   std::vector<JoinedMember> members;  // only in the leader's response
   // KIP-814: a static leader rejoining a Stable group gets the members but
   // must not assign (the group keeps its assignment).

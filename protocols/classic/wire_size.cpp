@@ -65,7 +65,10 @@ std::size_t wire_size(const JoinGroupRequest& r) {
   n += compact(r.member_id.size()) + compact_nullable(r.instance_id);
   n += compact(8);  // protocol type "consumer"
   const std::size_t metadata = wire_size(r.subscription);
-  n += varint(2) + compact(kProtocolName) + compact(metadata) + 1;  // one protocol, tags
+  // One protocol per configured assignor, each with the same metadata (the
+  // name counted at the longest built-in name's length, as for one).
+  const std::size_t protocols = std::max<std::size_t>(r.protocols.size(), 1);
+  n += varint(protocols + 1) + protocols * (compact(kProtocolName) + compact(metadata) + 1);  // protocols, tags
   n += compact(0) + 1;                                              // reason, tags
   return n;
 }

@@ -83,6 +83,25 @@ TEST_CASE("a scenario written back loads into the same data, and writes the same
   }
 }
 
+// Eager groups get Kafka's classic upgrade too: both bounces' lists occur,
+// and every such scenario passes the loader's checks (an assignor in common).
+TEST_CASE("eager swarm scenarios include the two-bounce upgrade to cooperative") {
+  int bridge = 0, cooperative_only = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto s = scenario::load_text(scenario::to_yaml(swarm::random_scenario(seed, "eager")), "eager.yaml");
+    for (const auto& ev : s.events) {
+      const std::vector<std::string>* list = nullptr;
+      if (const auto* u = std::get_if<scenario::Upgrade>(&ev.action)) list = &u->assignors;
+      if (const auto* u = std::get_if<scenario::RollingUpgrade>(&ev.action)) list = &u->assignors;
+      if (list == nullptr || list->empty()) continue;
+      ++(list->size() == 1 ? cooperative_only : bridge);
+    }
+  }
+  MESSAGE(fmt::format("classic upgrades in 300 eager seeds: {} to [cooperative-sticky, range], {} to [cooperative-sticky]", bridge, cooperative_only));
+  CHECK(bridge > 20);
+  CHECK(cooperative_only > 5);
+}
+
 TEST_CASE("the swarm finds the planted bug within a few hundred seeds and shrinks it") {
   // A cooperative leader that hands a moving partition to its new owner in
   // the round its old owner revokes it (protocols/classic/planted.cpp).

@@ -90,6 +90,8 @@ int cmd_list() {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml")
       found.push_back(std::filesystem::relative(entry.path(), RSIM_SCENARIO_DIR).string());
   std::sort(found.begin(), found.end());
+  std::size_t width = 32;  // the names in a column, however long the longest
+  for (const auto& f : found) width = std::max(width, f.size());
   for (const auto& f : found) {
     std::string description;
     try {
@@ -97,7 +99,7 @@ int cmd_list() {
     } catch (const scenario::InputError& e) {
       description = fmt::format("(invalid: {})", e.message());
     }
-    std::cout << fmt::format("    {:<32} {}\n", f, description);
+    std::cout << fmt::format("    {:<{}} {}\n", f, width, description);
   }
   return kOk;
 }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace rsim::swarm {
 
@@ -29,7 +30,8 @@ Duration ms(std::int64_t n) { return Duration{n * 1000}; }
 
 class Generator {
  public:
-  Generator(std::uint64_t seed, const std::string& protocol) : rng_(Rng::stream(seed, "swarm")), protocol_(protocol) {
+  Generator(std::uint64_t seed, const std::string& protocol)
+      : rng_(Rng::stream(seed, "swarm")), upgrade_rng_(Rng::stream(seed, "swarm-classic-upgrade")), protocol_(protocol) {
     s_.name = fmt::format("swarm-{}-{}", protocol, seed);
     s_.seed = seed;
     s_.protocol = protocol;
@@ -44,6 +46,7 @@ class Generator {
     costs();
     enable_faults();
     faults();
+    second_bounces();
     horizon();
     return std::move(s_);
   }
@@ -238,10 +241,16 @@ class Generator {
       m.subscribe = subscription();
       m.start = at;
       if (rng_.chance(0.2)) m.instance_id = "i-" + m.id;
+      if (cooperative_only_) {
+        m.assignors = bridge();  // shares an assignor with every member
+        lists_[m.id] = {m.assignors, at};
+      }
       present_[m.id] = at;
       add(at, kind, sc::Join{m});
     } else if ((kind == "leave" || kind == "crash") && can_lose) {
       gone_.insert(who);
+      if (kind == "leave") left_.insert(who);
+      else crashed_[who] = at;
       if (kind == "leave") add(at, kind, sc::Leave{who});
       else add(at, kind, sc::Crash{who});
     } else if (kind == "bounce") {
@@ -261,7 +270,10 @@ class Generator {
       const Duration interval = between_ms(5000, 40000);
       if (kind == "rolling-bounce") add(at, kind, sc::RollingBounce{t, down, interval});
       else if (kind == "rolling-restart") add(at, kind, sc::RollingRestart{t, down, interval});
-      else add(at, kind, sc::RollingUpgrade{t, "consumer", down, interval});
+      else if (classic_upgrade_now()) two_bounces(at, t, down, interval);
+      else add(at, kind, sc::RollingUpgrade{t, "consumer", down, interval, {}, {}});
+    } else if (kind == "scale-out" && cooperative_only_) {
+      return;  // scale-out members take the scenario's [range], which a cooperative-sticky-only member does not list
     } else if (kind == "scale-out") {
       sc::ScaleOut so;
       so.count = static_cast<int>(rng_.between(1, 3));
@@ -277,6 +289,7 @@ class Generator {
     } else if (kind == "scale-in" && can_lose) {
       const auto out = some_of(up, rng_.between(1, static_cast<std::int64_t>(up.size()) - 1));
       gone_.insert(out.begin(), out.end());
+      left_.insert(out.begin(), out.end());
       add(at, kind, sc::ScaleIn{out});
     } else if (kind == "coordinator-failover") {
       add(at, kind, sc::CoordinatorFailover{between_ms(0, 15000)});
@@ -288,8 +301,63 @@ class Generator {
     } else if (kind == "subscribe") {
       add(at, kind, sc::Subscribe{who, subscription()});
     } else if (kind == "upgrade") {
-      add(at, kind, sc::Upgrade{some_of(up, 2), "consumer", between_ms(1000, 10000)});
+      const auto ids = some_of(up, 2);
+      const Duration down = between_ms(1000, 10000);
+      if (classic_upgrade_now()) add(at, kind, sc::Upgrade{ids, "cooperative", down, upgrade_list(ids, at, Duration{0}), {}});
+      else add(at, kind, sc::Upgrade{ids, "consumer", down, {}, {}});
     }
+  }
+
+  // Kafka's classic upgrade path (KIP-429) in eager consumer groups, half
+  // of the upgrades, drawn from a stream of its own so the other protocols'
+  // and the other faults' draws stay as they were.
+  // A rolling upgrade to cooperative and, half the time, Kafka's second
+  // bounce once the first is done, of the members running then (added when
+  // every fault is drawn). From then on joins take the bridge list.
+  void two_bounces(Duration at, const scenario::Targets& t, Duration down, Duration interval) {
+    auto list = upgrade_list(t.ids, at, interval);
+    add(at, "rolling-upgrade", scenario::RollingUpgrade{t, "cooperative", down, interval, list, {}});
+    if (list.size() == 1 || !upgrade_rng_.chance(0.5)) return;
+    const Duration second = at + interval * static_cast<std::int64_t>(t.ids.size()) + down + ms(upgrade_rng_.between(1000, 20000));
+    second_bounces_.push_back({second, down, interval});
+    cooperative_only_ = true;
+  }
+
+  void second_bounces() {
+    for (const auto& [at, down, interval] : second_bounces_) {
+      scenario::Targets t;
+      t.ids = running(at);
+      if (t.ids.empty()) continue;
+      add(at, "rolling-upgrade", scenario::RollingUpgrade{t, "cooperative", down, interval, upgrade_list(t.ids, at, interval), {}});
+    }
+    std::stable_sort(s_.events.begin(), s_.events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+  }
+
+  bool classic_upgrade_now() { return protocol_ == "eager" && !connect_ && upgrade_rng_.chance(0.5); }
+  static std::vector<std::string> bridge() { return {"cooperative-sticky", "range"}; }
+  // The first bounce's [cooperative-sticky, range] always shares an assignor
+  // with the group; [cooperative-sticky] only once every member still in
+  // the group (a crashed one is, until its session expires; the event's own
+  // targets, which restart one by one) lists it, from
+  // a time no later than `at` (a rolling event's later steps count from then).
+  std::vector<std::string> upgrade_list(const std::vector<std::string>& ids, Duration at, Duration interval) {
+    bool all_cooperative_sticky = true;
+    for (const auto& [id, start] : present_) {
+      if (left_.count(id) != 0) continue;  // the targets too: they restart one by one
+      const auto crash = crashed_.find(id);
+      if (crash != crashed_.end() && crash->second + std::get<Duration>(s_.config.at("session.timeout.ms").value) <= at) continue;
+      auto it = lists_.find(id);
+      all_cooperative_sticky &= it != lists_.end() && it->second.second <= at &&
+                                std::find(it->second.first.begin(), it->second.first.end(), "cooperative-sticky") != it->second.first.end();
+    }
+    auto list = all_cooperative_sticky && upgrade_rng_.chance(0.8) ? std::vector<std::string>{"cooperative-sticky"} : bridge();
+    cooperative_only_ |= list.size() == 1;
+    Duration step = at;
+    for (const auto& id : ids) {
+      lists_[id] = {list, step};
+      step += interval;
+    }
+    return list;
   }
 
   // Faults end, the network heals, and the group has its liveness bound and
@@ -316,6 +384,7 @@ class Generator {
   }
 
   Rng rng_;
+  Rng upgrade_rng_;
   std::string protocol_;
   Scenario s_;
   bool classic_ = true;
@@ -325,6 +394,11 @@ class Generator {
   std::map<std::string, Duration> present_;  // as the loader replays membership
   std::set<std::string> gone_;
   std::vector<std::string> enabled_;
+  std::map<std::string, std::pair<std::vector<std::string>, Duration>> lists_;  // members given an assignor list, from when
+  std::set<std::string> left_;                             // left cleanly: out of the group
+  std::map<std::string, Duration> crashed_;                // out once its session expires
+  std::vector<std::tuple<Duration, Duration, Duration>> second_bounces_;  // at, down, interval
+  bool cooperative_only_ = false;                          // a member lists only cooperative-sticky
   int joined_ = 0;
   int next_number_ = 0;
 };
