@@ -85,6 +85,13 @@ TEST_CASE("a scenario written back loads into the same data, and writes the same
 
 // Eager groups get Kafka's classic upgrade too: both bounces' lists occur,
 // and every such scenario passes the loader's checks (an assignor in common).
+// Seed 8794 made a [cooperative-sticky] list while a member that had
+// rejoined listed only [range]: the loader refused it, and the campaign died.
+TEST_CASE("every generated eager scenario passes the loader, assignor lists included") {
+  for (std::uint64_t seed = 8700; seed <= 8900; ++seed)
+    CHECK_NOTHROW(scenario::load_text(scenario::to_yaml(swarm::random_scenario(seed, "eager")), "eager.yaml"));
+}
+
 TEST_CASE("eager swarm scenarios include the two-bounce upgrade to cooperative") {
   int bridge = 0, cooperative_only = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {

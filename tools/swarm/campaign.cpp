@@ -75,7 +75,16 @@ CampaignResult run_campaign(const CampaignOptions& o) {
       n, o.isolation,
       [&](std::size_t i) {
         const auto [protocol, seed] = task(i);
-        return judge(scenario_for(o, file, protocol, seed), protocol).to_json();
+        scenario::Scenario s;
+        try {
+          s = scenario_for(o, file, protocol, seed);
+        } catch (const scenario::InputError& e) {  // a generator bug: the loader refuses what it made
+          Verdict v;
+          v.kind = "refused";
+          v.message = e.what();
+          return v.to_json();
+        }
+        return judge(s, protocol).to_json();
       },
       [&](std::size_t) {
         ++finished;
@@ -108,7 +117,7 @@ CampaignResult run_campaign(const CampaignOptions& o) {
     if (!v.failed()) continue;
     ++t.failed;
     Failure f{protocol, seed, v, {}, {}, {}};
-    if (o.shrink && shrunk.insert({protocol, v.kind}).second) {
+    if (o.shrink && v.kind != "refused" && shrunk.insert({protocol, v.kind}).second) {
       const auto original = scenario_for(o, file, protocol, seed);
       const Shrunk s = shrink(original, protocol, v, o.isolation, o.shrink_budget);
       f.shrunk_file = write_finding(o, f, original, s);

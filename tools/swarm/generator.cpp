@@ -1,6 +1,8 @@
 #include "tools/swarm/generator.hpp"
 
 #include "metrics/liveness.hpp"
+#include "scenarios/assignor_lists.hpp"
+#include "scenarios/errors.hpp"
 #include "protocols/catalog.hpp"
 #include "sim/random.hpp"
 
@@ -47,6 +49,7 @@ class Generator {
     enable_faults();
     faults();
     second_bounces();
+    keep_an_assignor_in_common();
     horizon();
     return std::move(s_);
   }
@@ -331,6 +334,23 @@ class Generator {
       add(at, "rolling-upgrade", scenario::RollingUpgrade{t, "cooperative", down, interval, upgrade_list(t.ids, at, interval), {}});
     }
     std::stable_sort(s_.events.begin(), s_.events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+  }
+
+  // The lists are drawn as the faults are, but a member that rejoins later
+  // with the scenario's [range] can leave a [cooperative-sticky] list with
+  // nothing in common with it (Kafka refuses that JoinGroup, and so does the
+  // loader): then every upgrade keeps the bridge list, which always shares
+  // an assignor with everyone.
+  void keep_an_assignor_in_common() {
+    try {
+      scenario::check_assignor_lists(s_);
+    } catch (const scenario::InputError&) {
+      for (auto& ev : s_.events) {
+        if (auto* u = std::get_if<scenario::Upgrade>(&ev.action); u != nullptr && u->to == "cooperative") u->assignors = bridge();
+        if (auto* u = std::get_if<scenario::RollingUpgrade>(&ev.action); u != nullptr && u->to == "cooperative")
+          u->assignors = bridge();
+      }
+    }
   }
 
   bool classic_upgrade_now() { return protocol_ == "eager" && !connect_ && upgrade_rng_.chance(0.5); }
