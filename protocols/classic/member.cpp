@@ -408,15 +408,11 @@ void ClassicMember::on_join_response(std::uint64_t seq, JoinGroupResponse r) {
     case Error::UnknownMemberId:
       // resetStateAndRejoin; the next onJoinPrepare sees no generation and
       // gives everything up as lost before joining again (KAFKA-12983).
-      lose_partitions(error_name(r.error));
-      member_id_.clear();
-      generation_ = -1;
+      reset_generation(r.error);
       retry_join_later();
       return;
     case Error::FencedInstanceId:
-      // Fatal for a static member: another process holds the instance id.
-      emit("fenced", {{"reason", std::string("FENCED_INSTANCE_ID")}});
-      crash();
+      fenced_instance();
       return;
     case Error::InconsistentGroupProtocol:
       // Fatal: poll() throws; no assignor it lists is supported by the group.
@@ -482,14 +478,11 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
       return;
     case Error::UnknownMemberId:
     case Error::IllegalGeneration:
-      lose_partitions(error_name(r.error));
-      if (r.error == Error::UnknownMemberId) member_id_.clear();
-      generation_ = -1;
+      reset_generation(r.error);
       send_join();
       return;
     case Error::FencedInstanceId:
-      emit("fenced", {{"reason", std::string("FENCED_INSTANCE_ID")}});
-      crash();
+      fenced_instance();
       return;
     default:
       retry_join_later();
@@ -559,9 +552,7 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
     case Error::IllegalGeneration:
       // The coordinator no longer knows this member or generation: whatever
       // it owns may already belong to someone else (onPartitionsLost).
-      lose_partitions(error_name(r.error));
-      if (r.error == Error::UnknownMemberId) member_id_.clear();
-      generation_ = -1;
+      reset_generation(r.error);
       if (in_batch()) {  // the poll loop rejoins when the batch ends
         phase_ = Phase::Idle;
         rejoin_after_batch_ = error_name(r.error);
@@ -570,8 +561,7 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
       send_join();
       return;
     case Error::FencedInstanceId:
-      emit("fenced", {{"reason", std::string("FENCED_INSTANCE_ID")}});
-      crash();
+      fenced_instance();
       return;
     default:
       return;
@@ -588,6 +578,22 @@ void ClassicMember::initialise(const std::vector<TopicPartition>& added) {
     if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
     initialising_.clear();
   });
+}
+
+// The coordinator no longer knows this member (UNKNOWN_MEMBER_ID) or its
+// generation: whatever it owns may already be someone else's
+// (onPartitionsLost), and it joins again without a generation.
+void ClassicMember::reset_generation(Error error) {
+  lose_partitions(error_name(error));
+  if (error == Error::UnknownMemberId) member_id_.clear();
+  generation_ = -1;
+}
+
+// FENCED_INSTANCE_ID is fatal for a static member: another process holds
+// its instance id; poll() throws and the application's consumer is done.
+void ClassicMember::fenced_instance() {
+  emit("fenced", {{"reason", std::string("FENCED_INSTANCE_ID")}});
+  crash();
 }
 
 void ClassicMember::lose_partitions(const std::string& reason) {

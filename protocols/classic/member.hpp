@@ -138,6 +138,8 @@ class ClassicMember final : public MemberProcess {
   void send_heartbeat();
   void on_heartbeat_response(int generation, HeartbeatResponse r);
   void lose_partitions(const std::string& reason);
+  void reset_generation(Error error);
+  void fenced_instance();
   void retry_join_later();
   void arm_heartbeat();
   void revoke(std::vector<TopicPartition> partitions, Callback then);
