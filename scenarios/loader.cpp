@@ -6,6 +6,7 @@
 #include "scenarios/limits.hpp"
 #include "scenarios/metric_names.hpp"
 #include "scenarios/resources.hpp"
+#include "scenarios/streams_topology.hpp"
 #include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
 
@@ -15,6 +16,7 @@
 #include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -80,6 +82,10 @@ class Loader {
   void load_section(const YAML::Node& n);
   void topics(const YAML::Node& n);
   void topology(const YAML::Node& n);
+  Subtopology subtopology(const YAML::Node& item);
+  void repartition_sinks(const YAML::Node& n, Subtopology& st);
+  void check_sources_declared(const YAML::Node& subs) const;
+  void check_topology(const YAML::Node& subs) const;
   void connectors(const YAML::Node& n);
   void members(const YAML::Node& n);
   MemberSpec member(const YAML::Node& n, const Keys& allowed, std::string_view what);
@@ -410,27 +416,86 @@ void Loader::topology(const YAML::Node& n) {
   const auto e = entries(n, "topology", {"subtopologies"});
   const YAML::Node& subs = require(e, n, "subtopologies", "topology");
   need_sequence(subs, "subtopologies");
-  std::set<std::string> sinks, ids;
-  for (const auto& item : subs) {
-    const auto se = entries(item, "a subtopology", {"id", "source", "repartition-sink", "state"});
-    Subtopology st;
-    st.mark = mark_of(item);
-    st.id = identifier(require(se, item, "id", "a subtopology"), "subtopology id");
-    if (!ids.insert(st.id).second) fail(*find(se, "id"), fmt::format("subtopology '{}' is declared twice", st.id));
-    st.source = string_list(require(se, item, "source", "a subtopology"), "source");
-    if (auto* v = find(se, "repartition-sink")) st.repartition_sink = string_list(*v, "repartition-sink");
-    if (auto* v = find(se, "state")) st.state = string_list(*v, "state");
-    for (const auto& r : st.repartition_sink) sinks.insert(r);
-    s_.subtopologies.push_back(st);
+  for (const auto& item : subs) s_.subtopologies.push_back(subtopology(item));
+  check_sources_declared(subs);
+  check_topology(subs);
+}
+
+Subtopology Loader::subtopology(const YAML::Node& item) {
+  const auto se = entries(item, "a subtopology", {"id", "source", "repartition-sink", "state", "copartition"});
+  Subtopology st;
+  st.mark = mark_of(item);
+  st.id = identifier(require(se, item, "id", "a subtopology"), "subtopology id");
+  st.source = string_list(require(se, item, "source", "a subtopology"), "source");
+  if (auto* v = find(se, "repartition-sink")) repartition_sinks(*v, st);
+  if (auto* v = find(se, "state")) st.state = string_list(*v, "state");
+  if (auto* v = find(se, "copartition")) {
+    need_sequence(*v, "copartition");
+    for (const auto& group : *v) st.copartition.push_back(string_list(group, "a co-partition group"));
   }
-  // Sources are input topics or another subtopology's repartition topics.
+  return st;
+}
+
+// Each entry is a topic name, or {name, partitions} to enforce its count
+// instead of deriving it (Kafka's repartition source topic partitions).
+void Loader::repartition_sinks(const YAML::Node& n, Subtopology& st) {
+  need_sequence(n, "repartition-sink");
+  count_listed(n, static_cast<double>(n.size()));
+  for (const auto& item : n) {
+    if (!item.IsMap()) {
+      st.repartition_sink.push_back(identifier(item, "repartition topic name"));
+      continue;
+    }
+    const auto e = entries(item, "a repartition topic", {"name", "partitions"});
+    const std::string name = identifier(require(e, item, "name", "a repartition topic"), "repartition topic name");
+    st.repartition_sink.push_back(name);
+    st.sink_partitions[name] = static_cast<int>(integer(require(e, item, "partitions", "a repartition topic"), "partitions", 1, kMaxPartitions));
+  }
+}
+
+// A source is a declared topic or another sub-topology's repartition topic;
+// anything else is a typo. (A declared topic that does not exist yet is the
+// group's MISSING_SOURCE_TOPICS status, not an error: see
+// protocols/streams/topology.hpp.) A repartition topic is the group's own
+// internal topic, not one of the cluster's `topics:`.
+void Loader::check_sources_declared(const YAML::Node& subs) const {
+  std::set<std::string, std::less<>> sinks;
+  for (std::size_t i = 0; i < s_.subtopologies.size(); ++i)
+    for (std::size_t j = 0; j < s_.subtopologies[i].repartition_sink.size(); ++j) {
+      const auto& r = s_.subtopologies[i].repartition_sink[j];
+      if (has_topic(r))
+        fail(subs[i]["repartition-sink"][j], fmt::format("'{}' is a topic of `topics:`; a repartition topic is internal to the application and declared only here", r));
+      sinks.insert(r);
+    }
+  Keys known(topic_names_.begin(), topic_names_.end());
+  known.insert(known.end(), sinks.begin(), sinks.end());
   for (std::size_t i = 0; i < s_.subtopologies.size(); ++i) {
     const auto& st = s_.subtopologies[i];
     for (std::size_t j = 0; j < st.source.size(); ++j) {
       const auto& src = st.source[j];
       if (!has_topic(src) && sinks.count(src) == 0)
-        fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink", st.id, src));
+        fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink{}", st.id, src, did_you_mean(src, known)));
     }
+  }
+}
+
+// The structure (duplicate ids, cycles, co-partition groups) and the counts
+// the topics at 0s give; an error points at the entry it is about.
+void Loader::check_topology(const YAML::Node& subs) const {
+  namespace streams = protocols::streams;
+  try {
+    const auto topology = streams::Topology::build(subtopology_specs(s_.subtopologies));
+    const auto configured = streams::configure(topology, initial_topic_metadata(s_));
+    assert(configured.status != streams::TopologyStatus::MissingSourceTopics);  // every source is declared
+    if (configured.status == streams::TopologyStatus::InconsistentInternalTopics)
+      fail(subs[configured.failed_subtopology]["copartition"][configured.failed_copartition_group],
+           fmt::format("co-partitioned topics do not have the same partition count: {} ({})", configured.status_detail,
+                       streams::status_name(configured.status)));
+  } catch (const streams::TopologyError& e) {
+    static const char* const kFieldKeys[] = {"id", "source", "repartition-sink", "copartition"};
+    const YAML::Node field = subs[e.subtopology][kFieldKeys[static_cast<int>(e.field)]];
+    const YAML::Node item = e.field == streams::Field::Id ? field : field[e.item];
+    fail(item.IsDefined() ? item : field, e.what());
   }
 }
 

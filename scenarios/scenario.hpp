@@ -41,6 +41,11 @@ struct Subtopology {
   std::vector<std::string> source;
   std::vector<std::string> repartition_sink;
   std::vector<std::string> state;
+  // repartition-sink entries written {name, partitions}: an enforced count.
+  std::map<std::string, int> sink_partitions;
+  // copartition: groups of this sub-topology's sources that must have the
+  // same partition count (Kafka's co-partition groups, e.g. a join's inputs).
+  std::vector<std::vector<std::string>> copartition;
   Mark mark;
 };
 

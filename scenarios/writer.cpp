@@ -143,11 +143,33 @@ class Writer {
       out_ << YAML::Flow << YAML::BeginMap;
       key("id", st.id);
       list("source", st.source);
-      if (!st.repartition_sink.empty()) list("repartition-sink", st.repartition_sink);
+      if (!st.repartition_sink.empty()) repartition_sinks(st);
       if (!st.state.empty()) list("state", st.state);
+      if (!st.copartition.empty()) {
+        out_ << YAML::Key << "copartition" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const auto& group : st.copartition) out_ << group;
+        out_ << YAML::EndSeq;
+      }
       out_ << YAML::EndMap;
     }
     out_ << YAML::EndSeq << YAML::EndMap;
+  }
+
+  // A name, or {name, partitions} when its count is enforced.
+  void repartition_sinks(const Subtopology& st) {
+    out_ << YAML::Key << "repartition-sink" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& name : st.repartition_sink) {
+      const auto it = st.sink_partitions.find(name);
+      if (it == st.sink_partitions.end()) {
+        out_ << name;
+        continue;
+      }
+      out_ << YAML::BeginMap;
+      key("name", name);
+      key("partitions", std::to_string(it->second));
+      out_ << YAML::EndMap;
+    }
+    out_ << YAML::EndSeq;
   }
 
   void connectors(const Scenario& s) {

@@ -133,6 +133,43 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
 }
 
+TEST_CASE("topology prints a Streams scenario's configured topology; run still refuses it") {
+  const auto r = cli("topology tests/scenarios/streams-topology.yaml");
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "status CONFIGURED\n"
+        "dependency order 0, 1, 2\n"
+        "subtopology 2: 4 tasks 2_0 .. 2_3, stateful\n"
+        "  source totals-by-region repartition 4 (enforced)\n"
+        "  changelog region-totals-changelog 4\n"
+        "subtopology 1: 8 tasks 1_0 .. 1_7, stateful\n"
+        "  source orders-by-customer repartition 8 (derived)\n"
+        "  source customers 8\n"
+        "  repartition-sink totals-by-region 4 (enforced)\n"
+        "  copartition [orders-by-customer, customers]\n"
+        "  changelog customer-table-changelog 8\n"
+        "  changelog customer-totals-changelog 8\n"
+        "subtopology 0: 8 tasks 0_0 .. 0_7, stateless\n"
+        "  source orders 8\n"
+        "  repartition-sink orders-by-customer 8 (derived)\n"
+        "tasks 20\n");
+  CHECK(cli("validate tests/scenarios/streams-topology.yaml").code == 0);
+  const auto run = cli("run tests/scenarios/streams-topology.yaml");
+  CHECK(run.code == 2);
+  CHECK(run.err == "tests/scenarios/streams-topology.yaml:11:11: protocol 'streams' is part of the scenario contract but not "
+                  "simulated by this version yet; `rebalance-sim list` shows what runs\n");
+  // Under a protocol that runs, the topology is what is refused.
+  const auto eager = cli("run tests/scenarios/streams-topology.yaml --protocol eager");
+  CHECK(eager.code == 2);
+  CHECK(eager.err.find("Streams scenarios (topology:) are not simulated by this version yet") != std::string::npos);
+  const auto cycle = cli("validate tests/bad/subtopology-cycle.yaml");
+  CHECK(cycle.code == 2);
+  CHECK(cycle.err.rfind("tests/bad/subtopology-cycle.yaml:7:", 0) == 0);
+  const auto none = cli("topology scenarios/quickstart.yaml");
+  CHECK(none.code == 2);
+  CHECK(none.err == "scenarios/quickstart.yaml: the scenario has no topology: (a Streams application's sub-topologies)\n");
+}
+
 TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
   const auto r = cli("assign tests/snapshots/two-topics.json");
   CHECK(r.code == 0);

@@ -363,6 +363,25 @@ TEST_CASE("an initial assignment gives out everything the present members run, a
         std::string::npos);
 }
 
+// Streams: `copartition:` groups and `{name, partitions}` repartition sinks
+// extend the topology compatibly; a source that is not declared anywhere is
+// a typo (with a suggestion), and the topology is checked as a whole.
+TEST_CASE("a Streams topology loads its co-partition groups and enforced repartition counts") {
+  const Scenario s = load_file(kSource + "/tests/scenarios/streams-topology.yaml");
+  REQUIRE(s.subtopologies.size() == 3);
+  const auto& join = s.subtopologies[1];
+  CHECK(join.repartition_sink == std::vector<std::string>{"totals-by-region"});
+  CHECK(join.sink_partitions == std::map<std::string, int>{{"totals-by-region", 4}});
+  CHECK(join.copartition == std::vector<std::vector<std::string>>{{"orders-by-customer", "customers"}});
+  CHECK(s.subtopologies[2].sink_partitions.empty());
+  const std::string head = "name: x\nduration: 1m\ntopics: [{name: orders, partitions: 2}]\nmembers: [{id: A}]\n";
+  CHECK(refusal(head + "topology: {subtopologies: [{id: a, source: [ordres]}]}\n") ==
+        "5:45: subtopology 'a' reads 'ordres', which is neither a declared topic nor a repartition-sink (did you mean 'orders'?)");
+  CHECK(refusal(head + "topology: {subtopologies: [{id: a, source: [orders], repartition-sink: [{name: r, partitions: 0}]}]}\n")
+            .find("partitions") != std::string::npos);
+  CHECK(refusal(head + "topology: {subtopologies: [{id: a, source: []}]}\n") == "5:44: subtopology 'a' reads no topic");
+}
+
 // Each file in tests/bad/ starts with "# error: LINE:COL: text": loading it
 // must fail at exactly that position with a message containing the text.
 TEST_CASE("every bad input is rejected with file, line, column and a clear message") {

@@ -60,6 +60,7 @@ TEST_CASE("a scenario written back loads into the same data, and writes the same
   auto files = yaml_files(std::string(RSIM_SOURCE_DIR) + "/scenarios");
   for (const auto& f : yaml_files(std::string(RSIM_SOURCE_DIR) + "/tests/swarm")) files.push_back(f);
   files.push_back(std::string(RSIM_SOURCE_DIR) + "/tests/scenarios/full.yaml");
+  files.push_back(std::string(RSIM_SOURCE_DIR) + "/tests/scenarios/streams-topology.yaml");
   for (std::uint64_t seed = 1; seed <= 50; ++seed)
     files.push_back(fmt::format("random:{}", seed));
   for (const auto& f : files) {

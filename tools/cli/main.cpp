@@ -8,6 +8,7 @@
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 #include "scenarios/snapshot.hpp"
+#include "scenarios/streams_topology.hpp"
 #include "scenarios/values.hpp"
 #include "tools/swarm/campaign.hpp"
 #include "tools/vectors/runner.hpp"
@@ -17,6 +18,7 @@
 #include "tools/report/perfetto.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
+#include "tools/report/topology_output.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -73,6 +75,16 @@ int cmd_validate(const std::vector<std::string>& files) {
     }
   }
   return rc;
+}
+
+// The topology as the coordinator would configure it with the topics at 0s.
+int cmd_topology(const std::string& file) {
+  const auto s = scenario::load_file(file);
+  if (s.subtopologies.empty()) throw scenario::InputError(file, scenario::Mark{}, "the scenario has no topology: (a Streams application's sub-topologies)");
+  const auto topology = scenario::streams_topology(s);
+  const auto metadata = scenario::initial_topic_metadata(s);
+  report::write_topology(std::cout, topology, protocols::streams::configure(topology, metadata), metadata);
+  return kOk;
 }
 
 int cmd_list() {
@@ -453,6 +465,11 @@ int main(int argc, char** argv) {
   validate->add_option("FILE", validate_files, "scenario files")->required();
   validate->footer("Examples:\n  rebalance-sim validate scenarios/quickstart.yaml\n  rebalance-sim validate scenarios/*.yaml");
 
+  std::string topology_file;
+  auto* topology = app.add_subcommand("topology", "Print a Streams scenario's sub-topologies, partition counts, changelogs and tasks");
+  topology->add_option("FILE", topology_file, "scenario file with topology:")->required();
+  topology->footer("Example:\n  rebalance-sim topology tests/scenarios/streams-topology.yaml");
+
   auto* list = app.add_subcommand("list", "List protocols, assignors and bundled scenarios");
   list->footer("Example:\n  rebalance-sim list");
 
@@ -574,6 +591,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*validate) return cmd_validate(validate_files);
+    if (*topology) return cmd_topology(topology_file);
     if (*list) return cmd_list();
     if (*run) return cmd_run(run_args);
     if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
