@@ -177,6 +177,31 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   return out;
 }
 
+// Kafka's other stall: a consumer group converted from a classic group
+// notices new partitions only at a ConsumerGroupHeartbeat or a classic
+// member's JoinGroup (GroupMetadataManager: onNewMetadataImage only asks for
+// a metadata refresh, which those two paths do; a classic Heartbeat does
+// not, classicGroupHeartbeatToConsumerGroup). With only classic members
+// left, none of which rejoins (a follower's client does not watch metadata),
+// partitions added meanwhile stay unassigned. The resources added while the
+// group was a converted consumer group, with no group epoch since.
+std::set<std::string> unnoticed_by_converted_group(const std::vector<TraceEvent>& trace) {
+  std::set<std::string> out;
+  bool converted = false;
+  for (const auto& ev : trace) {
+    if (ev.actor == "coordinator" && ev.kind == "converted") {
+      const std::string* from = ev.text("from");
+      converted = from != nullptr && *from == "classic" && ev.integer("new-group").value_or(0) == 0;
+      out.clear();
+    } else if (ev.actor == "coordinator" && (ev.kind == "group-epoch" || ev.kind == "loaded")) {
+      out.clear();
+    } else if (converted && ev.actor == "scenario" && ev.kind == "resources-added") {
+      if (const auto* rs = ev.list("resources")) out.insert(rs->begin(), rs->end());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Time> quiet_start(const scenario::Scenario& s) {
@@ -236,7 +261,8 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
     return out;
   }
   std::vector<std::string> required = required_resources(s, run);
-  const std::set<std::string> stranded = stranded_by_static_restart(run.trace.events(), run.protocol);
+  std::set<std::string> stranded = stranded_by_static_restart(run.trace.events(), run.protocol);
+  if (run.protocol != "consumer") stranded.merge(unnoticed_by_converted_group(run.trace.events()));
   std::erase_if(required, [&](const std::string& r) {
     if (stranded.count(r) == 0) return false;
     out.stranded.push_back(r);
