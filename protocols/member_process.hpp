@@ -57,6 +57,9 @@ class MemberProcess {
   MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node);
 
   void emit(std::string kind, std::vector<TraceField> fields = {});
+  // The process's network node comes up (a start) or goes down with it.
+  void restart_node() { network_.restart(node_); }
+  void crash_node() { network_.crash(node_); }
   // Runs `handler` now, or after the freeze if the process is frozen; never
   // if it is down.
   void on_message(Callback handler);

@@ -7,22 +7,6 @@
 
 namespace rsim::protocols::consumer {
 
-const char* error_name(Error e) {
-  switch (e) {
-    case Error::None:
-      return "NONE";
-    case Error::FencedMemberEpoch:
-      return "FENCED_MEMBER_EPOCH";
-    case Error::UnknownMemberId:
-      return "UNKNOWN_MEMBER_ID";
-    case Error::UnreleasedInstanceId:
-      return "UNRELEASED_INSTANCE_ID";
-    case Error::GroupIdNotFound:
-      return "GROUP_ID_NOT_FOUND";
-  }
-  return "?";
-}
-
 ConsumerCoordinator::ConsumerCoordinator(Kernel& kernel, Trace& trace, const Metadata& cluster,
                                          const Assignor& assignor, CoordinatorConfig config)
     : EpochGroup(kernel, trace, config.session_timeout), cluster_(cluster), assignor_(assignor), config_(config) {}

@@ -4,6 +4,7 @@
 // Facts: ../shared/reference/ section 6.
 #pragma once
 
+#include "protocols/epoch/heartbeat.hpp"
 #include "protocols/epoch/member_state.hpp"
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"
@@ -15,8 +16,8 @@
 
 namespace rsim::protocols::consumer {
 
-enum class Error { None, FencedMemberEpoch, UnknownMemberId, UnreleasedInstanceId, GroupIdNotFound };
-const char* error_name(Error e);
+using epoch::Error;
+using epoch::error_name;
 
 // Member epochs with a meaning of their own: epoch/member_state.hpp.
 using epoch::kJoinEpoch;
@@ -39,13 +40,8 @@ struct HeartbeatRequest {
   Duration rebalance_timeout{0};         // the client's max.poll.interval.ms
 };
 
-struct HeartbeatResponse {
-  Error error = Error::None;
-  std::string member_id;
-  int member_epoch = 0;
-  Duration heartbeat_interval{0};
-  std::vector<TopicPartition> assignment;  // what the member may own at its epoch
-};
+// What the member may own at its epoch, with its id, epoch and interval.
+using HeartbeatResponse = epoch::HeartbeatAnswer<TopicPartition>;
 
 template <class Response>
 using Reply = std::function<void(Response)>;
