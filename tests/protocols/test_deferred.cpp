@@ -3,23 +3,10 @@
 #include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
-#include <filesystem>
-#include <map>
-#include <optional>
-#include <set>
 
 using namespace rsim;
-
-namespace {
-
-using testing::run;
 using testing::handovers;
-
-}  // namespace
+using testing::run;
 
 TEST_SUITE("protocols") {
 TEST_CASE("deferred: a departed member's partition waits for the delay, then goes to a survivor") {
