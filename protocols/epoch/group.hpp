@@ -108,7 +108,7 @@ class EpochGroup {
   void write_target(const std::string& member_id, const Assignment& target);
   void reconcile(MemberView& m, const std::optional<Owned>& owned);
   void next_assignment(MemberView& m, const std::optional<Owned>& owned);
-  bool held_by_other(const MemberView& asker, const auto& unit) const;
+  bool unreleased_anywhere(const MemberView& asker, const auto& unit) const;
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void cancel_rebalance(const std::string& member_id);
   bool converged() const;  // every member at the target epoch, Stable

@@ -204,18 +204,21 @@ template <class T>
 void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& owned) {
   CurrentAssignment<Assignment>& current = m;
   const CurrentAssignment<Assignment> before = current;
-  auto held = [&](const auto& unit) { return held_by_other(m, unit); };
+  auto held = [&](const auto& unit) { return unreleased_anywhere(m, unit); };
   current = epoch::next_assignment<T>(before, state_.target[m.member_id], state_.target_epoch, owned, held);
   if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
   if (!(current == before)) write_current(m);
 }
 
-// Kafka's partition (task) epochs: a unit is not free while another member
-// still holds it (what "holds" means is the assignment type's).
+// Kafka's partition epochs (task process ids): a unit is not free while a
+// member still holds it, the asker included (a unit it is still revoking
+// comes back only once its record no longer lists it, as in Kafka, whose
+// maps are those of the members' records). What "holds" means is the
+// assignment type's.
 template <class T>
-bool EpochGroup<T>::held_by_other(const MemberView& asker, const auto& unit) const {
+bool EpochGroup<T>::unreleased_anywhere(const MemberView& asker, const auto& unit) const {
   for (const auto& [id, other] : state_.members)
-    if (id != asker.member_id && T::unreleased(other, asker, unit)) return true;
+    if (T::unreleased(other, asker, unit)) return true;
   return false;
 }
 
