@@ -230,3 +230,48 @@ TEST_CASE("streams sticky: random groups keep the invariants, are deterministic,
 }
 }
 
+#include "scenarios/errors.hpp"
+#include "scenarios/snapshot.hpp"
+
+namespace {
+std::string refusal(const std::string& text) {
+  try {
+    (void)rsim::scenario::load_streams_snapshot_text(text, "s.json");
+  } catch (const rsim::scenario::InputError& e) {
+    return e.what();
+  }
+  return "loaded";
+}
+}  // namespace
+
+TEST_SUITE("scenarios") {
+TEST_CASE("streams snapshot: read as written, refused with a position when it is not a Streams group") {
+  const auto s = rsim::scenario::load_streams_snapshot_text(
+      R"({"num_standby_replicas": 1, "subtopologies": {"a": {"tasks": 2, "stateful": true}},
+          "members": [{"id": "m2", "process": "p", "rack": "r", "standby": ["a_1"], "task_offsets": {"a_1": 7}},
+                      {"id": "m1", "process": "q", "active": ["a_0"], "client_tags": {"zone": "z"}}]})",
+      "s.json");
+  CHECK(s.member_order == std::vector<std::string>{"m2", "m1"});
+  CHECK(s.group.num_standby_replicas == 1);
+  CHECK(s.topology.subtopologies.at("a").stateful);
+  CHECK(s.group.members.at("m2").current.standby == tasks({"a_1"}));
+  CHECK(s.group.members.at("m2").task_offsets.at(TaskId{"a", 1}) == 7);
+  CHECK(s.group.members.at("m2").rack_id == "r");
+  CHECK(s.group.members.at("m1").client_tags.at("zone") == "z");
+
+  const std::string subs = R"({"subtopologies": {"a": {"tasks": 2}}, )";
+  CHECK(refusal(subs + R"("num_standby_replicas": 3, "members": []})") ==
+        "s.json:1:64: num_standby_replicas must be at most 2 (group.streams.max.standby.replicas)");
+  CHECK(refusal(subs + R"("members": [{"id": "m"}]})") == "s.json:1:52: a member needs 'process' (its KafkaStreams instance)");
+  CHECK(refusal(subs + R"("members": [{"id": "m", "process": "p", "active": ["a-1"]}]})") ==
+        "s.json:1:91: 'a-1' is not a task: write SUBTOPOLOGY_PARTITION, like 0_3");
+  CHECK(refusal(subs + R"("members": [{"id": "m", "process": "p", "active": ["b_0"]}]})") ==
+        "s.json:1:91: task b_0: no sub-topology 'b'");
+  CHECK(refusal(subs + R"("members": [{"id": "m", "process": "p"}, {"id": "m", "process": "q"}]})") ==
+        "s.json:1:88: member id 'm' is used twice");
+  CHECK(refusal(subs + R"("members": [{"id": "m", "process": "p", "active": ["a_0"], "standby": ["a_0"]}]})") ==
+        "s.json:1:52: task a_0 is both active and standby/warm-up on one member");
+  CHECK(refusal(R"({"subtopologies": {"a": {"tasks": 2, "stateful": "yes"}}, "members": []})") ==
+        "s.json:1:50: stateful must be true or false");
+}
+}
