@@ -1,7 +1,10 @@
 // The KIP-1071 sticky task assignor: small groups worked out by hand from
-// Kafka 4.2's passes, then random groups checked against the invariants.
+// Kafka 4.2's passes, then random groups checked against the invariants; and
+// the Streams group snapshot that `assign --protocol streams` reads.
 #include "protocols/streams/assignor.hpp"
 #include "protocols/streams/invariants.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/snapshot.hpp"
 #include "sim/random.hpp"
 
 #include <doctest/doctest.h>
@@ -230,8 +233,6 @@ TEST_CASE("streams sticky: random groups keep the invariants, are deterministic,
 }
 }
 
-#include "scenarios/errors.hpp"
-#include "scenarios/snapshot.hpp"
 
 namespace {
 std::string refusal(const std::string& text) {
