@@ -42,7 +42,7 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"connect", Family::Classic, true, "Kafka Connect's IncrementalCooperativeAssignor (leader-side, stateful)"},
       {"uniform", Family::Consumer, true, "broker-side UniformAssignor"},
       {"range", Family::Consumer, true, "broker-side RangeAssignor"},
-      {"sticky", Family::Streams, false, "broker-side StickyTaskAssignor"},
+      {"sticky", Family::Streams, true, "broker-side StickyTaskAssignor (KIP-1071, Kafka 4.2)"},
   };
   return kAssignors;
 }

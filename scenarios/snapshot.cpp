@@ -22,13 +22,7 @@ class SnapshotLoader {
   explicit SnapshotLoader(std::string file) : file_(std::move(file)) {}
 
   Snapshot load(const std::string& text) {
-    if (const auto fault = find_text_fault(text)) fail(Mark{fault->line, fault->column}, fault->what);
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      fail(mark_of(e), fmt::format("not valid JSON or YAML: {}", e.msg));
-    }
+    const YAML::Node root = parse(text);
     check_keys(root, "a group snapshot", {"assignor", "topics", "members", "racks"});
     Snapshot s;
     if (root["assignor"]) s.assignor = scalar(root["assignor"], "assignor");
@@ -54,7 +48,103 @@ class SnapshotLoader {
     return s;
   }
 
+  StreamsSnapshot load_streams(const std::string& text) {
+    const YAML::Node root = parse(text);
+    check_keys(root, "a streams group snapshot", {"assignor", "subtopologies", "num_standby_replicas", "members"});
+    StreamsSnapshot s;
+    if (root["assignor"]) s.assignor = scalar(root["assignor"], "assignor");
+    if (!root["subtopologies"]) fail(mark_of(root), "a streams group snapshot needs 'subtopologies'");
+    if (!root["members"]) fail(mark_of(root), "a streams group snapshot needs 'members'");
+    check_keys(root["subtopologies"], "subtopologies", {});
+    for (const auto& kv : root["subtopologies"]) s.topology.subtopologies[scalar(kv.first, "a sub-topology id")] = subtopology(kv.second);
+    if (root["num_standby_replicas"]) {
+      const int n = count(root["num_standby_replicas"], "num_standby_replicas");
+      if (n > protocols::streams::kMaxStandbyReplicasDefault)
+        fail(root["num_standby_replicas"], fmt::format("num_standby_replicas must be at most {} (group.streams.max.standby.replicas)",
+                                                       protocols::streams::kMaxStandbyReplicasDefault));
+      s.group.num_standby_replicas = n;
+    }
+    if (!root["members"].IsSequence()) fail(root["members"], "members must be a list");
+    for (const auto& m : root["members"]) {
+      const std::string id = m.IsMap() && m["id"] ? scalar(m["id"], "member id") : std::string();
+      if (s.group.members.count(id)) fail(m["id"], fmt::format("member id '{}' is used twice", id));
+      s.group.members[id] = streams_member(m, s.topology);
+      s.member_order.push_back(id);
+    }
+    return s;
+  }
+
  private:
+  YAML::Node parse(const std::string& text) const {
+    if (const auto fault = find_text_fault(text)) fail(Mark{fault->line, fault->column}, fault->what);
+    try {
+      return YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      fail(mark_of(e), fmt::format("not valid JSON or YAML: {}", e.msg));
+    }
+  }
+
+  protocols::streams::SubtopologyTasks subtopology(const YAML::Node& n) const {
+    check_keys(n, "a sub-topology", {"tasks", "stateful"});
+    if (!n["tasks"]) fail(n, "a sub-topology needs 'tasks' (its number of input partitions)");
+    protocols::streams::SubtopologyTasks sub;
+    sub.tasks = count(n["tasks"], "tasks");
+    if (n["stateful"]) {
+      const std::string v = scalar(n["stateful"], "stateful");
+      if (v != "true" && v != "false") fail(n["stateful"], "stateful must be true or false");
+      sub.stateful = v == "true";
+    }
+    return sub;
+  }
+
+  protocols::streams::AssignmentMemberSpec streams_member(const YAML::Node& n, const protocols::streams::TopologyDescriber& topology) const {
+    check_keys(n, "a member", {"id", "process", "instance_id", "rack", "active", "standby", "warmup", "task_offsets", "client_tags"});
+    if (!n["id"]) fail(n, "a member needs 'id'");
+    if (!n["process"]) fail(n, "a member needs 'process' (its KafkaStreams instance)");
+    protocols::streams::AssignmentMemberSpec m;
+    m.process_id = scalar(n["process"], "process");
+    if (n["instance_id"]) m.instance_id = scalar(n["instance_id"], "instance_id");
+    if (n["rack"]) m.rack_id = scalar(n["rack"], "rack");
+    if (n["active"]) m.current.active = task_list(n["active"], topology);
+    if (n["standby"]) m.current.standby = task_list(n["standby"], topology);
+    if (n["warmup"]) m.current.warmup = task_list(n["warmup"], topology);
+    if (n["task_offsets"]) {
+      check_keys(n["task_offsets"], "task_offsets", {});
+      for (const auto& kv : n["task_offsets"]) {
+        const auto offset = parse_integer(scalar(kv.second, "an offset sum"));
+        if (!offset || *offset < 0) fail(kv.second, "an offset sum must be a whole number, 0 or more");
+        m.task_offsets[task(kv.first, topology)] = *offset;
+      }
+    }
+    if (n["client_tags"]) {
+      check_keys(n["client_tags"], "client_tags", {});
+      for (const auto& kv : n["client_tags"]) m.client_tags[scalar(kv.first, "a tag")] = scalar(kv.second, "a tag value");
+    }
+    for (const auto& t : m.current.active)
+      if (m.current.standby.count(t) || m.current.warmup.count(t))
+        fail(n, fmt::format("task {} is both active and standby/warm-up on one member", protocols::streams::to_string(t)));
+    return m;
+  }
+
+  protocols::streams::TaskSet task_list(const YAML::Node& n, const protocols::streams::TopologyDescriber& topology) const {
+    if (!n.IsSequence()) fail(n, "tasks must be a list like [\"0_1\", \"0_2\"]");
+    protocols::streams::TaskSet out;
+    for (const auto& t : n)
+      if (!out.insert(task(t, topology)).second) fail(t, "a task is listed twice");
+    return out;
+  }
+
+  protocols::streams::TaskId task(const YAML::Node& n, const protocols::streams::TopologyDescriber& topology) const {
+    const std::string text = scalar(n, "a task");
+    const auto t = protocols::streams::parse_task(text);
+    if (!t) fail(n, fmt::format("'{}' is not a task: write SUBTOPOLOGY_PARTITION, like 0_3", text));
+    const auto sub = topology.subtopologies.find(t->subtopology);
+    if (sub == topology.subtopologies.end()) fail(n, fmt::format("task {}: no sub-topology '{}'", text, t->subtopology));
+    if (t->partition >= sub->second.tasks)
+      fail(n, fmt::format("task {}: sub-topology '{}' has {} tasks", text, t->subtopology, sub->second.tasks));
+    return *t;
+  }
+
   [[noreturn]] void fail(Mark m, std::string msg) const { throw InputError(file_, m, std::move(msg)); }
   [[noreturn]] void fail(const YAML::Node& n, std::string msg) const { fail(mark_of(n), std::move(msg)); }
 
@@ -115,12 +205,24 @@ class SnapshotLoader {
 
 Snapshot load_snapshot_text(const std::string& text, const std::string& file) { return SnapshotLoader(file).load(text); }
 
-Snapshot load_snapshot_file(const std::string& path) {
+namespace {
+
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, Mark{}, "cannot open the file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return load_snapshot_text(buf.str(), path);
+  return buf.str();
 }
+
+}  // namespace
+
+Snapshot load_snapshot_file(const std::string& path) { return load_snapshot_text(read_file(path), path); }
+
+StreamsSnapshot load_streams_snapshot_text(const std::string& text, const std::string& file) {
+  return SnapshotLoader(file).load_streams(text);
+}
+
+StreamsSnapshot load_streams_snapshot_file(const std::string& path) { return load_streams_snapshot_text(read_file(path), path); }
 
 }  // namespace rsim::scenario

@@ -200,6 +200,37 @@ TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
   CHECK(bytes.err == "tests/snapshots/invalid-utf8.yaml:5:12: not valid UTF-8: byte 0xFF\n");
 }
 
+// Worked by hand from Kafka 4.2's passes: a1 keeps 0_0 and 1_0 and is full
+// (quota 2), so its previous standby 0_1 goes to a2 on the same process; b1
+// keeps 0_1 and takes back its standby 0_0; the new c1 gets the unowned 1_1
+// and the standby of 0_2 (pc is the least loaded process without 0_2).
+TEST_CASE("assign --protocol streams runs the sticky task assignor on a Streams group snapshot") {
+  const auto r = cli("assign --protocol streams tests/snapshots/streams-standby.json");
+  CHECK(r.code == 0);
+  auto member = [](const char* id, const char* active, const char* standby) {
+    return fmt::format("    \"{}\": {{\n      \"active\": {},\n      \"standby\": {}\n    }}", id, active, standby);
+  };
+  CHECK(r.out == "{\n  \"assignment\": {\n" +
+                     member("a1", "[\n        \"0_0\",\n        \"1_0\"\n      ]", "[]") + ",\n" +
+                     member("a2", "[\n        \"0_2\"\n      ]", "[\n        \"0_1\"\n      ]") + ",\n" +
+                     member("b1", "[\n        \"0_1\"\n      ]", "[\n        \"0_0\"\n      ]") + ",\n" +
+                     member("c1", "[\n        \"1_1\"\n      ]", "[\n        \"0_2\"\n      ]") + "\n  }\n}\n");
+  CHECK(cli("assign --protocol streams --assignor sticky tests/snapshots/streams-standby.json").out == r.out);
+  const auto unknown = cli("assign --protocol streams --assignor nope tests/snapshots/streams-standby.json");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err == "rebalance-sim: assign: unknown streams assignor 'nope'; one of: sticky\n");
+}
+
+TEST_CASE("assign --protocol streams refuses a bad snapshot with file, line, column and exit 2") {
+  const auto task = cli("assign --protocol streams tests/snapshots/bad-streams-unknown-task.json");
+  CHECK(task.code == 2);
+  CHECK(task.out.empty());
+  CHECK(task.err == "tests/snapshots/bad-streams-unknown-task.json:4:53: task 0_7: sub-topology '0' has 2 tasks\n");
+  const auto consumer = cli("assign --protocol streams tests/snapshots/two-topics.json");
+  CHECK(consumer.code == 2);
+  CHECK(consumer.err == "tests/snapshots/two-topics.json:2:2: unknown key 'topics' in a streams group snapshot\n");
+}
+
 TEST_CASE("vectors reports per case and fails on a wrong assignor") {
   const auto ok = cli("vectors tests/vectors/RangeAssignorTest.client.yaml tests/vectors/RoundRobinAssignorTest.yaml");
   CHECK(ok.code == 0);
@@ -207,9 +238,12 @@ TEST_CASE("vectors reports per case and fails on a wrong assignor") {
   const auto server = cli("vectors tests/vectors/RangeAssignorTest.server.yaml");
   CHECK(server.code == 0);
   CHECK(server.out == "vectors: 9 passed, 0 failed, 0 skipped\n");
-  const auto skipped = cli("vectors tests/vectors/StickyTaskAssignorTest.streams.yaml");
-  CHECK(skipped.code == 0);
-  CHECK(skipped.out.find("SKIP tests/vectors/StickyTaskAssignorTest.streams.yaml even-across-clients-no-standby (sticky): streams assignor 'sticky' is not implemented yet") != std::string::npos);
+  const auto streams = cli("vectors tests/vectors/StickyTaskAssignorTest.streams.yaml");
+  CHECK(streams.code == 0);
+  CHECK(streams.out == "vectors: 10 passed, 0 failed, 0 skipped\n");
+  const auto verbose = cli("vectors --verbose tests/vectors/StickyTaskAssignorTest.streams.yaml");
+  CHECK(verbose.out.find("PASS tests/vectors/StickyTaskAssignorTest.streams.yaml idempotent-on-own-output (streams sticky): "
+                         "checked property and the invariants") != std::string::npos);
   CHECK(cli("vectors tests/bad/unknown-top-key.yaml").code == 2);
 }
 

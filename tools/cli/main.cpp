@@ -334,19 +334,50 @@ int cmd_check(const CheckArgs& a) {
   return failed ? kFailed : kOk;
 }
 
+// The KIP-1071 task assignor on a Streams group snapshot; tasks print as
+// Kafka Streams prints them (0_3).
+int cmd_assign_streams(const std::string& file, std::string assignor) {
+  const auto snapshot = scenario::load_streams_snapshot_file(file);
+  if (assignor.empty()) assignor = snapshot.assignor.value_or("sticky");
+  const auto* info = protocols::find_assignor(protocols::Family::Streams, assignor);
+  if (info == nullptr || !info->runnable)
+    throw UsageError(fmt::format("assign: unknown streams assignor '{}'{}; one of: {}", assignor,
+                                 scenario::did_you_mean(assignor, protocols::assignor_names(protocols::Family::Streams)),
+                                 fmt::join(protocols::assignor_names(protocols::Family::Streams), ", ")));
+  protocols::streams::StreamsGroupAssignment result;
+  try {
+    result = protocols::streams::sticky_task_assign(snapshot.group, snapshot.topology);
+  } catch (const protocols::streams::TaskAssignorError& e) {  // TaskAssignorException: the group is not assignable
+    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
+  }
+  auto names = [](const protocols::streams::TaskSet& tasks) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& t : tasks) list.push_back(protocols::streams::to_string(t));
+    return list;
+  };
+  nlohmann::ordered_json members = nlohmann::ordered_json::object();
+  for (const auto& id : snapshot.member_order) {
+    const auto& tasks = result.at(id);
+    members[id] = {{"active", names(tasks.active)}, {"standby", names(tasks.standby)}};
+  }
+  nlohmann::ordered_json out;
+  out["assignment"] = members;
+  std::cout << out.dump(2) << '\n';
+  return kOk;
+}
+
 int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
+  if (protocol == "streams") return cmd_assign_streams(file, std::move(assignor));
   const auto snapshot = scenario::load_snapshot_file(file);
   if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
   if (assignor.empty()) throw UsageError("assign: name the assignor with --assignor or \"assignor\" in the snapshot");
-  const auto family = protocol == "consumer"  ? protocols::Family::Consumer
-                      : protocol == "streams" ? protocols::Family::Streams
-                                              : protocols::Family::Classic;
+  const auto family = protocol == "consumer" ? protocols::Family::Consumer : protocols::Family::Classic;
   const auto* info = protocols::find_assignor(family, assignor);
   if (info == nullptr)
     throw UsageError(fmt::format("assign: unknown {} assignor '{}'{}; one of: {}", protocols::family_name(family), assignor,
                                  scenario::did_you_mean(assignor, protocols::assignor_names(family)),
                                  fmt::join(protocols::assignor_names(family), ", ")));
-  if (!info->runnable || family == protocols::Family::Streams)
+  if (!info->runnable)
     throw UsageError(fmt::format("assign: the {} assignor '{}' is not implemented by this version yet",
                                  protocols::family_name(family), assignor));
   const auto implementation = family == protocols::Family::Consumer ? protocols::make_consumer_assignor(assignor)
@@ -541,7 +572,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"classic", "consumer", "streams"}))
       ->capture_default_str();
   assign->footer("Examples:\n  rebalance-sim assign --assignor range tests/snapshots/two-topics.json\n"
-                 "  rebalance-sim assign --assignor roundrobin tests/snapshots/two-topics.json");
+                 "  rebalance-sim assign --assignor roundrobin tests/snapshots/two-topics.json\n"
+                 "  rebalance-sim assign --protocol streams tests/snapshots/streams-standby.json");
 
   std::vector<std::string> vector_files;
   bool vectors_verbose = false;

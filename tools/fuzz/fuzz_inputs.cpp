@@ -1,10 +1,12 @@
-// libFuzzer target for the two kinds of user files: scenario files and group
-// snapshots (the first input byte picks which). Bad input must end in an
+// libFuzzer target for the kinds of user files: scenario files, group
+// snapshots and Streams group snapshots (the first input byte picks which:
+// below 128, below 192, the rest). Bad input must end in an
 // InputError (or, for an assignor, an AssignorError), never in a crash, a
 // hang or another exception; a good scenario must write back into a file the
 // loader takes. Built and run by tools/fuzz/run, not by Meson.
 #include "protocols/assignors/assignor.hpp"
 #include "protocols/assignors/server.hpp"
+#include "protocols/streams/assignor.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/snapshot.hpp"
@@ -44,6 +46,23 @@ void assign_with_every_assignor(const protocols::GroupSnapshot& group) {
   for (const char* name : {"uniform", "range"}) run(*protocols::make_consumer_assignor(name));
 }
 
+bool affordable(const scenario::StreamsSnapshot& s) {
+  long long tasks = 0;
+  for (const auto& [id, sub] : s.topology.subtopologies) tasks += sub.tasks;
+  return tasks <= 20000 && s.group.members.size() <= 200;
+}
+
+// A Streams snapshot the loader takes is one the task assignor assigns: it
+// refuses nothing the loader lets through but a group with tasks and no
+// member (TaskAssignorError, exit 2 in `assign`).
+void assign_tasks(const scenario::StreamsSnapshot& s) {
+  try {
+    (void)protocols::streams::sticky_task_assign(s.group, s.topology);
+  } catch (const protocols::streams::TaskAssignorError&) {
+    if (!s.group.members.empty()) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -56,9 +75,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto s = scenario::load_text(text, "fuzz.yaml");
       const std::string written = scenario::to_yaml(scenario::load_text(scenario::to_yaml(s), "written.yaml"));
       if (scenario::to_yaml(scenario::load_text(written, "again.yaml")) != written) std::abort();
-    } else {
+    } else if (data[0] < 192) {
       const auto snapshot = scenario::load_snapshot_text(text, "fuzz.json");
       if (affordable(snapshot.group)) assign_with_every_assignor(snapshot.group);
+    } else {
+      const auto snapshot = scenario::load_streams_snapshot_text(text, "fuzz.json");
+      if (affordable(snapshot)) assign_tasks(snapshot);
     }
   } catch (const scenario::InputError&) {
   }

@@ -4,6 +4,7 @@
 #include "scenarios/errors.hpp"
 #include "scenarios/values.hpp"
 #include "scenarios/yaml_mark.hpp"
+#include "tools/vectors/sentences.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,41 +24,6 @@ namespace {
 // A connector is written by name; a task CONNECTOR-N.
 TopicPartition connector(const std::string& name) { return TopicPartition{name, -1}; }
 TopicPartition task(const std::string& name, int index) { return TopicPartition{name, index}; }
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
-// Splits on any of `seps` outside braces.
-std::vector<std::string> split(const std::string& s, std::string_view seps) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  for (char ch : s) {
-    if (ch == '{') ++depth;
-    if (ch == '}') --depth;
-    if (depth == 0 && seps.find(ch) != std::string_view::npos) {
-      out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out.push_back(trim(cur));
-  out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
-  return out;
-}
-
-// Drops a trailing "(comment)".
-std::string without_comment(const std::string& s) {
-  const auto open = s.find(" (");
-  return trim(open == std::string::npos ? s : s.substr(0, open));
-}
 
 std::vector<int> sorted_counts(const std::map<std::string, cn::Work>& workers, bool connectors) {
   std::vector<int> out;

@@ -1,6 +1,7 @@
 #include "tools/vectors/runner.hpp"
 
 #include "tools/vectors/connect_cases.hpp"
+#include "tools/vectors/streams_cases.hpp"
 
 #include "protocols/assignors/assignor.hpp"
 #include "protocols/assignors/cooperative_sticky.hpp"
@@ -104,10 +105,16 @@ class FileRunner {
     FileResult out;
     out.file = path_;
     ConnectCases connect(path_);
+    const StreamsCases streams(path_);
     for (const auto& c : root["cases"]) {
       for (const auto& t : targets) {
         try {
-          out.cases.push_back(t.connect ? connect.run(c) : run_case(c, t));
+          if (t.connect)
+            out.cases.push_back(connect.run(c));
+          else if (t.family == protocols::Family::Streams)
+            out.cases.push_back(streams.run(c));
+          else
+            out.cases.push_back(run_case(c, t));
         } catch (const YAML::Exception& e) {  // a value of the wrong type
           throw InputError(path_, mark_of(e), fmt::format("malformed case: {}", e.msg));
         }
