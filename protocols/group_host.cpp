@@ -15,8 +15,9 @@ GroupHost::GroupHost(Kernel& kernel, Trace& trace, Network& network, const consu
       back_timer_(kernel) {
   classic_directory_.coordinator = this;
   consumer_directory_.coordinator = this;
-  classic_directory_.node = consumer_directory_.node = network_.add_node("coordinator");
-  classic_directory_.bootstrap = consumer_directory_.bootstrap = network_.add_node("bootstrap");
+  streams_directory_.coordinator = this;
+  classic_directory_.node = consumer_directory_.node = streams_directory_.node = network_.add_node("coordinator");
+  classic_directory_.bootstrap = consumer_directory_.bootstrap = streams_directory_.bootstrap = network_.add_node("bootstrap");
 }
 
 classic::ClassicCoordinator* GroupHost::classic() const {
@@ -27,6 +28,15 @@ classic::ClassicCoordinator* GroupHost::classic() const {
 consumer::ConsumerCoordinator* GroupHost::consumer() const {
   const auto* c = std::get_if<Consumer>(&coordinator_);
   return c ? c->get() : nullptr;
+}
+
+streams::StreamsCoordinator* GroupHost::streams() const {
+  const auto* c = std::get_if<Streams>(&coordinator_);
+  return c ? c->get() : nullptr;
+}
+
+GroupHost::Streams GroupHost::make_streams() const {
+  return std::make_unique<streams::StreamsCoordinator>(kernel_, trace_, cluster_, *topology_, config_.streams);
 }
 
 GroupHost::Classic GroupHost::make_classic() const {
@@ -56,7 +66,18 @@ consumer::ConsumerCoordinator& GroupHost::start_consumer() {
   return *consumer();
 }
 
+streams::StreamsCoordinator& GroupHost::start_streams(const streams::Topology& topology) {
+  topology_ = &topology;
+  coordinator_ = make_streams();
+  return *streams();
+}
+
 // ------------------------------------------------------------------ requests
+
+// A Streams group's members speak only StreamsGroupHeartbeat.
+void GroupHost::handle_heartbeat(streams::HeartbeatRequest req, streams::Reply reply) {
+  if (auto* s = streams()) s->handle_heartbeat(std::move(req), std::move(reply));
+}
 
 void GroupHost::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
   if (auto* k = consumer(); k && k->state().members.empty()) replace_with_new_classic_group();
@@ -197,17 +218,26 @@ void GroupHost::failover(Duration down) {
     if (auto* c = classic()) persisted_ = Persisted{c->persisted(), c->next_member_number()};
     if (auto* k = consumer()) {
       persisted_ = Persisted{k->log(), k->next_member_number()};
-      // A state the log does not replay to is lost at the failover: a
-      // modelling error the invariants report (records-divergence).
-      if (auto d = epoch::image_difference(k->state(), epoch::replay(k->log())); !d.empty())
-        emit("records-divergence", {{"difference", d}});
+      check_replay(*k);
+    }
+    if (auto* g = streams()) {
+      persisted_ = Persisted{g->log(), g->next_member_number()};
+      check_replay(*g);
     }
     coordinator_ = std::monostate{};  // what was not persisted is lost with it
     network_.crash(classic_directory_.node);
-    classic_directory_.available = consumer_directory_.available = false;
+    classic_directory_.available = consumer_directory_.available = streams_directory_.available = false;
     if (disconnect_) disconnect_();
   }
   back_timer_.arm_in(down, [this] { come_back(); });
+}
+
+// A state the log does not replay to is lost at the failover: a modelling
+// error the invariants report (records-divergence).
+template <class Group>
+void GroupHost::check_replay(const Group& g) {
+  if (auto d = epoch::image_difference(g.state(), epoch::replay(g.log())); !d.empty())
+    emit("records-divergence", {{"difference", d}});
 }
 
 void GroupHost::come_back() {
@@ -215,6 +245,10 @@ void GroupHost::come_back() {
     coordinator_ = make_classic();
     classic()->continue_member_numbers(persisted_.next_member_number);
     classic()->load(*g);
+  } else if (const auto* log = std::get_if<std::vector<streams::Record>>(&persisted_.group)) {
+    coordinator_ = make_streams();
+    streams()->continue_member_numbers(persisted_.next_member_number);
+    streams()->replay(*log);
   } else {
     coordinator_ = make_consumer();
     consumer()->continue_member_numbers(persisted_.next_member_number);
@@ -222,7 +256,7 @@ void GroupHost::come_back() {
     watch_for_downgrade();
   }
   network_.restart(classic_directory_.node);
-  classic_directory_.available = consumer_directory_.available = true;
+  classic_directory_.available = consumer_directory_.available = streams_directory_.available = true;
 }
 
 void GroupHost::isolate(const std::string& member, NodeId node, Duration length) {

@@ -1,5 +1,5 @@
 // The broker side of one group: the coordinator that holds it now (the
-// classic one, or the KIP-848 one), the online migrations between the two
+// classic one, the KIP-848 one, or a KIP-1071 Streams group's), the online migrations between the two
 // (KIP-848), and the coordinator's failover to another broker. Members
 // address the host; it hands each request to whichever coordinator the group
 // has, as Kafka's GroupMetadataManager looks the group up by id and type.
@@ -22,6 +22,8 @@
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/coordinator.hpp"
 #include "protocols/consumer/member.hpp"
+#include "protocols/streams/coordinator.hpp"
+#include "protocols/streams/member.hpp"
 #include "sim/kernel.hpp"
 #include "sim/network.hpp"
 #include "sim/trace.hpp"
@@ -37,10 +39,13 @@ namespace rsim::protocols {
 struct HostConfig {
   classic::CoordinatorConfig classic;
   consumer::CoordinatorConfig consumer;
+  streams::CoordinatorConfig streams;
   std::string migration_policy = "bidirectional";  // group.consumer.migration.policy
 };
 
-class GroupHost final : public classic::ClassicEndpoint, public consumer::ConsumerEndpoint {
+class GroupHost final : public classic::ClassicEndpoint,
+                        public consumer::ConsumerEndpoint,
+                        public streams::StreamsEndpoint {
  public:
   // `consumer_assignor` is the broker-side assignor of a consumer group
   // (converted groups included).
@@ -53,17 +58,20 @@ class GroupHost final : public classic::ClassicEndpoint, public consumer::Consum
   // that starts stable).
   classic::ClassicCoordinator& start_classic();
   consumer::ConsumerCoordinator& start_consumer();
+  // A Streams group running `topology` (which outlives the host).
+  streams::StreamsCoordinator& start_streams(const streams::Topology& topology);
 
   classic::CoordinatorDirectory& classic_directory() { return classic_directory_; }
   consumer::Directory& consumer_directory() { return consumer_directory_; }
+  streams::Directory& streams_directory() { return streams_directory_; }
   // Called when connections to the coordinator break (a failover).
   void on_disconnect(std::function<void()> f) { disconnect_ = std::move(f); }
 
   // The coordinator's broker fails: connections break, what was not
   // persisted is lost; after `down` another broker loads the group (a
   // failover while one is under way delays the return). A classic group
-  // comes back as it was last persisted, a consumer group by replaying its
-  // records.
+  // comes back as it was last persisted, a consumer or Streams group by
+  // replaying its records.
   void failover(Duration down);
   // The network between a member's node and the coordinator is cut for
   // `length` (the member's messages and the coordinator's answers are lost).
@@ -75,20 +83,24 @@ class GroupHost final : public classic::ClassicEndpoint, public consumer::Consum
   void handle_heartbeat(classic::HeartbeatRequest req, classic::Reply<classic::HeartbeatResponse> reply) override;
   void handle_leave(classic::LeaveGroupRequest req) override;
   void handle_heartbeat(consumer::HeartbeatRequest req, consumer::Reply<consumer::HeartbeatResponse> reply) override;
+  void handle_heartbeat(streams::HeartbeatRequest req, streams::Reply reply) override;
 
  private:
   using Classic = std::unique_ptr<classic::ClassicCoordinator>;
   using Consumer = std::unique_ptr<consumer::ConsumerCoordinator>;
+  using Streams = std::unique_ptr<streams::StreamsCoordinator>;
   // What a new coordinator loads.
   struct Persisted {
-    std::variant<classic::PersistedGroup, std::vector<consumer::Record>> group;
+    std::variant<classic::PersistedGroup, std::vector<consumer::Record>, std::vector<streams::Record>> group;
     std::uint64_t next_member_number = 1;
   };
 
   classic::ClassicCoordinator* classic() const;
   consumer::ConsumerCoordinator* consumer() const;
+  streams::StreamsCoordinator* streams() const;
   Classic make_classic() const;
   Consumer make_consumer() const;
+  Streams make_streams() const;
   bool allows(const char* way) const;
   void emit(std::string kind, std::vector<TraceField> fields);
   void convert_to_consumer();
@@ -97,6 +109,8 @@ class GroupHost final : public classic::ClassicEndpoint, public consumer::Consum
   void replace_with_new_classic_group();
   void watch_for_downgrade();
   void come_back();
+  template <class Group>
+  void check_replay(const Group& g);
 
   Kernel& kernel_;
   Trace& trace_;
@@ -104,11 +118,13 @@ class GroupHost final : public classic::ClassicEndpoint, public consumer::Consum
   const consumer::Metadata& cluster_;
   const Assignor& consumer_assignor_;
   HostConfig config_;
-  std::variant<std::monostate, Classic, Consumer> coordinator_;
+  std::variant<std::monostate, Classic, Consumer, Streams> coordinator_;
+  const streams::Topology* topology_ = nullptr;  // a Streams group's
   Persisted persisted_;  // while down
   Timer back_timer_;
   classic::CoordinatorDirectory classic_directory_;
   consumer::Directory consumer_directory_;
+  streams::Directory streams_directory_;
   std::function<void()> disconnect_;
 };
 

@@ -58,11 +58,14 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
   HeartbeatResponse resp;
   resp.heartbeat_interval = config_.heartbeat_interval;
   resp.member_id = req.member_id;
-  const bool leaving = req.member_epoch == kLeaveEpoch || req.member_epoch == kStaticLeaveEpoch;
-  const auto [m, error] = leaving ? leave_group(req) : member_for(req);
-  if (error != Error::None || leaving) {
+  if (leaving(req.member_epoch)) {
+    resp.error = leave_heartbeat(req.member_id, req.member_epoch);
+    if (resp.error == Error::None) resp.member_epoch = req.member_epoch;
+    return reply(std::move(resp));
+  }
+  const auto [m, error] = member_for(req);
+  if (error != Error::None) {
     resp.error = error;
-    if (error == Error::None) resp.member_epoch = req.member_epoch;
     return reply(std::move(resp));
   }
   const std::string member_id = m->member_id;
@@ -72,12 +75,6 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
   resp.member_epoch = member.epoch;
   resp.assignment = as_list(member.assigned);
   reply(std::move(resp));
-}
-
-ConsumerCoordinator::Found ConsumerCoordinator::leave_group(const HeartbeatRequest& req) {
-  if (state_.members.count(req.member_id) == 0) return {nullptr, Error::UnknownMemberId};
-  leave(req.member_id, req.member_epoch == kStaticLeaveEpoch);
-  return {nullptr, Error::None};
 }
 
 // The member a heartbeat is from: a new one (epoch 0), a static member back

@@ -56,13 +56,6 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   Duration session_timeout_of(const MemberView& m) const override;
   void on_member_removed() override { notice_classic_only(); }
 
-  // What a heartbeat is about: its member (null when it left), or the
-  // error it is answered.
-  struct Found {
-    MemberView* member = nullptr;
-    Error error = Error::None;
-  };
-  Found leave_group(const HeartbeatRequest& req);
   Found member_for(const HeartbeatRequest& req);
   Found join(const HeartbeatRequest& req);
   // What a heartbeat tells about its member (the id is the group's to give).

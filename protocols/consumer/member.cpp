@@ -45,9 +45,4 @@ void ConsumerMember::send_leave(int epoch) {
   });
 }
 
-CoordinatorLookup ConsumerMember::coordinator_lookup() const {
-  const auto& c = config();
-  return {ctx_.directory.bootstrap, &ctx_.directory.available, c.retry_backoff, c.retry_backoff_max, c.request_timeout};
-}
-
 }  // namespace rsim::protocols::consumer

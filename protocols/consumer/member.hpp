@@ -9,12 +9,7 @@
 
 namespace rsim::protocols::consumer {
 
-struct Directory {
-  ConsumerEndpoint* coordinator = nullptr;
-  NodeId node = 0;
-  NodeId bootstrap = 0;
-  bool available = true;
-};
+using Directory = epoch::Directory<ConsumerEndpoint>;
 
 struct MemberContext {
   Kernel& kernel;
@@ -39,9 +34,9 @@ class ConsumerMember final : public epoch::EpochMember<ClientPartitions> {
   void send_request(std::optional<Units> owned, std::uint64_t seq) override;
   void send_leave(int epoch) override;
   const char* request_name() const override { return "ConsumerGroupHeartbeat"; }
-  CoordinatorLookup coordinator_lookup() const override;
+  CoordinatorLookup coordinator_lookup() const override { return epoch::lookup_through(ctx_.directory, config()); }
   Duration revoke_cost(const Units& revoke) const override { return config().revoke_time(revoke); }
-  Duration assign_cost(const Units& add) const override { return config().assign_time(add); }
+  Duration assign_cost(const Units& add) override { return config().assign_time(add); }
 
   MemberContext ctx_;
 };

@@ -10,6 +10,7 @@
 // Facts: ../shared/reference/ sections 6 and 7.
 #pragma once
 
+#include "protocols/epoch/heartbeat.hpp"
 #include "protocols/epoch/records.hpp"
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
@@ -65,6 +66,14 @@ class EpochGroup {
   virtual void on_member_removed() {}
 
   void emit(std::string kind, std::vector<TraceField> fields = {});
+  // What a heartbeat is about: its member, or the error it is answered.
+  struct Found {
+    MemberView* member = nullptr;
+    Error error = Error::None;
+  };
+  static bool leaving(int member_epoch) { return member_epoch == kLeaveEpoch || member_epoch == kStaticLeaveEpoch; }
+  // A leave heartbeat (epoch -1, or -2 for a static member).
+  Error leave_heartbeat(const std::string& member_id, int member_epoch);
   void bump_group_epoch(const std::string& why);
   void write_member(const MemberView& m);
   void write_current(const MemberView& m);

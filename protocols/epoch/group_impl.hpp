@@ -21,6 +21,13 @@ void EpochGroup<T>::emit(std::string kind, std::vector<TraceField> fields) {
 }
 
 template <class T>
+Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_epoch) {
+  if (state_.members.count(member_id) == 0) return Error::UnknownMemberId;
+  leave(member_id, member_epoch == kStaticLeaveEpoch);
+  return Error::None;
+}
+
+template <class T>
 void EpochGroup<T>::bump_group_epoch(const std::string& why) {
   ++state_.group_epoch;
   state_.subscribed_metadata = group_metadata();

@@ -23,6 +23,22 @@
 
 namespace rsim::protocols::epoch {
 
+// Where the group's coordinator is, for members speaking to `Endpoint`. The
+// host replaces `coordinator` and restarts `node` on a failover; `available`
+// is false while it moves.
+template <class Endpoint>
+struct Directory {
+  Endpoint* coordinator = nullptr;
+  NodeId node = 0;
+  NodeId bootstrap = 0;  // a broker that answers FindCoordinator
+  bool available = true;
+};
+
+template <class Endpoint>
+CoordinatorLookup lookup_through(const Directory<Endpoint>& d, const classic::MemberConfig& c) {
+  return {d.bootstrap, &d.available, c.retry_backoff, c.retry_backoff_max, c.request_timeout};
+}
+
 template <class C>
 class EpochMember : public MemberProcess {
  public:
@@ -54,8 +70,11 @@ class EpochMember : public MemberProcess {
   virtual CoordinatorLookup coordinator_lookup() const = 0;
   // The rebalance callbacks' costs (onPartitionsRevoked / onTasksRevoked,
   // the assigned resources' initialisation or restoration).
+  // `assign_cost` is asked when `add` has just been taken (owned() has it).
   virtual Duration revoke_cost(const Units& revoke) const = 0;
-  virtual Duration assign_cost(const Units& add) const = 0;
+  virtual Duration assign_cost(const Units& add) = 0;
+  // What the member no longer holds: revoked, lost, or gone with a crash.
+  virtual void released(const Units& /*units*/) {}
 
   void on_answer(std::uint64_t seq, Answer r);
   const std::string& member_id() const { return member_id_; }

@@ -73,6 +73,7 @@ void EpochMember<C>::crash() {
   stop_timers();
   phase_ = Phase::Down;
   revoking_ = in_flight_ = false;
+  released(owned_);
   owned_.clear();
 }
 
@@ -223,6 +224,7 @@ void EpochMember<C>::revoke_then(Units revoke, Callback then) {
   after(revoke_timer_, cost, [this, revoke = std::move(revoke), then = std::move(then)]() mutable {
     revoking_ = false;
     owned_ = member_detail::minus(owned_, revoke);
+    released(revoke);
     emit("revoked", C::fields(revoke));
     then();
   });
@@ -241,6 +243,7 @@ void EpochMember<C>::lose_all(const std::string& reason) {
     fields.push_back({"reason", reason});
     emit("lost", std::move(fields));
   }
+  released(owned_);
   owned_.clear();
   latest_.clear();
   assigned_epoch_ = -1;

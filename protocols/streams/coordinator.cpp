@@ -1,0 +1,132 @@
+#include "protocols/streams/coordinator.hpp"
+
+namespace rsim::protocols::streams {
+
+StreamsCoordinator::StreamsCoordinator(Kernel& kernel, Trace& trace, const std::map<std::string, int>& cluster,
+                                       const Topology& topology, CoordinatorConfig config)
+    : EpochGroup(kernel, trace, config.session_timeout), cluster_(cluster), topology_(topology), config_(config) {
+  configured_ = configure(topology_, TopicMetadata(cluster_.begin(), cluster_.end()));
+}
+
+// StreamsGroupPartitionMetadata: the partition counts of the topology's
+// source topics that exist.
+GroupMetadata StreamsCoordinator::group_metadata() const {
+  GroupMetadata g;
+  g.topology_epoch = 0;  // the scenario's one topology
+  for (const auto& topic : topology_.external_source_topics())
+    if (auto it = cluster_.find(topic); it != cluster_.end()) g.partitions[topic] = it->second;
+  return g;
+}
+
+void StreamsCoordinator::refresh_topology() {
+  if (state_.members.empty() || group_metadata() == state_.subscribed_metadata) return;
+  const auto before = configured_.status;
+  configured_ = configure(topology_, TopicMetadata(cluster_.begin(), cluster_.end()));
+  if (configured_.status != before)
+    emit("topology-status", {{"status", std::string(status_name(configured_.status))}, {"detail", configured_.status_detail}});
+  bump_group_epoch("topic metadata changed");
+}
+
+std::vector<std::string> StreamsCoordinator::statuses() const {
+  if (configured_.ready()) return {};
+  return {std::string(status_name(configured_.status))};
+}
+
+void StreamsCoordinator::handle_heartbeat(HeartbeatRequest req, Reply reply) {
+  HeartbeatResponse resp;
+  resp.answer.heartbeat_interval = config_.heartbeat_interval;
+  resp.answer.member_id = req.member_id;
+  if (leaving(req.member_epoch)) {
+    resp.answer.error = leave_heartbeat(req.member_id, req.member_epoch);
+    if (resp.answer.error == Error::None) resp.answer.member_epoch = req.member_epoch;
+    return reply(std::move(resp));
+  }
+  const auto [m, error] = member_for(req);
+  if (error != Error::None) {
+    resp.answer.error = error;
+    return reply(std::move(resp));
+  }
+  const std::string member_id = m->member_id;
+  refresh_topology();
+  const MemberView& member = advance(member_id, req.owned);
+  resp.answer.member_id = member.member_id;
+  resp.answer.member_epoch = member.epoch;
+  resp.answer.assignment = units_of(member.assigned);
+  resp.status = statuses();
+  reply(std::move(resp));
+}
+
+// A new member (epoch 0, which brings the topology), a static member back
+// with its instance id, or a known one at a valid epoch.
+StreamsCoordinator::Found StreamsCoordinator::member_for(const HeartbeatRequest& req) {
+  if (req.member_epoch == kJoinEpoch) {
+    if (state_.group_epoch == 0 && req.topology_epoch) {  // the group is created with its topology
+      emit("topology", {{"epoch", *req.topology_epoch}, {"subtopologies", static_cast<std::int64_t>(topology_.subtopologies().size())}});
+    }
+    MemberView* m = join_member(req.member_id, req.client_id, member_from(req));
+    return {m, m != nullptr ? Error::None : Error::UnreleasedInstanceId};
+  }
+  auto it = state_.members.find(req.member_id);
+  if (it == state_.members.end()) return {nullptr, Error::UnknownMemberId};
+  MemberView& m = it->second;
+  if (!epoch_valid(m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
+  return {&m, Error::None};
+}
+
+StreamsCoordinator::MemberView StreamsCoordinator::member_from(const HeartbeatRequest& req) {
+  MemberView m;
+  m.client_id = req.client_id;
+  m.instance_id = req.instance_id;
+  m.rack_id = req.rack_id;
+  m.rebalance_timeout = req.rebalance_timeout;
+  m.client_host = "/" + req.client_id;
+  m.topology_epoch = req.topology_epoch.value_or(0);
+  m.process_id = req.process_id;
+  m.user_endpoint = req.user_endpoint;
+  m.client_tags = req.client_tags;
+  return m;
+}
+
+// Each member with its process and its current target (what the sticky
+// assignor keeps).
+StreamsGroupSpec StreamsCoordinator::group_spec() const {
+  StreamsGroupSpec g;
+  g.num_standby_replicas = config_.num_standby_replicas;
+  for (const auto& [id, m] : state_.members) {
+    AssignmentMemberSpec& s = g.members[id];
+    s.instance_id = m.instance_id;
+    s.rack_id = m.rack_id;
+    s.process_id = m.process_id;
+    s.client_tags = m.client_tags;
+    if (auto t = state_.target.find(id); t != state_.target.end()) s.current = t->second;
+  }
+  return g;
+}
+
+TopologyDescriber StreamsCoordinator::describer() const {
+  TopologyDescriber d;
+  for (const auto& s : configured_.subtopologies) d.subtopologies[s.id] = {s.tasks, s.stateful};
+  return d;
+}
+
+// No tasks while the topology cannot be configured (missing source topics):
+// every member's target is empty.
+std::optional<StreamsCoordinator::Targets> StreamsCoordinator::assign() {
+  Targets targets;
+  StreamsGroupAssignment a;
+  if (configured_.ready()) {
+    try {
+      a = sticky_task_assign(group_spec(), describer());
+    } catch (const TaskAssignorError& e) {
+      emit("assignment-failed", {{"reason", std::string(e.what())}});
+      return std::nullopt;
+    }
+  }
+  for (const auto& [id, m] : state_.members) {
+    auto it = a.find(id);
+    targets.emplace_back(id, it != a.end() ? it->second : TasksTuple{});
+  }
+  return targets;
+}
+
+}  // namespace rsim::protocols::streams

@@ -1,0 +1,60 @@
+// The KIP-1071 group coordinator for `streams` groups: the epoch-group core
+// (protocols/epoch/) over tasks, EpochGroup<StreamsTasks>, plus what is the
+// Streams protocol's own: the topology and its configuration against the
+// cluster's topics (missing source topics: no tasks), the task assignor,
+// StreamsGroupHeartbeat with its statuses.
+// Follows Apache Kafka 4.2 (group-coordinator streams/ and
+// GroupMetadataManager.streamsGroupHeartbeat). Simplified: every member runs
+// the scenario's one topology (epoch 0), so the coordinator is given it and
+// initialises the group's topology at the first join rather than comparing
+// each member's; internal topics exist as configured (Kafka's client
+// creates them after a MISSING_INTERNAL_TOPICS status).
+#pragma once
+
+#include "protocols/streams/assignor.hpp"
+#include "protocols/streams/messages.hpp"
+#include "protocols/streams/topology.hpp"
+#include "sim/kernel.hpp"
+#include "sim/trace.hpp"
+
+#include <map>
+#include <string>
+
+namespace rsim::protocols::streams {
+
+struct CoordinatorConfig {
+  Duration session_timeout = std::chrono::seconds(45);    // group.streams.session.timeout.ms
+  Duration heartbeat_interval = std::chrono::seconds(5);  // group.streams.heartbeat.interval.ms
+  int num_standby_replicas = kNumStandbyReplicasDefault;  // group.streams.num.standby.replicas
+};
+
+class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
+ public:
+  // `cluster`: the topics that exist now (topic -> partitions), read at every
+  // heartbeat; a topic created or grown later changes the group's tasks.
+  StreamsCoordinator(Kernel& kernel, Trace& trace, const std::map<std::string, int>& cluster, const Topology& topology,
+                     CoordinatorConfig config);
+
+  void handle_heartbeat(HeartbeatRequest req, Reply reply);
+  const ConfiguredTopology& configured() const { return configured_; }
+
+ private:
+  GroupMetadata group_metadata() const override;
+  std::optional<Targets> assign() override;
+
+  Found member_for(const HeartbeatRequest& req);
+  static MemberView member_from(const HeartbeatRequest& req);
+  // The topology against the topics now; a new group epoch when the
+  // partition metadata it was computed from changed.
+  void refresh_topology();
+  std::vector<std::string> statuses() const;
+  StreamsGroupSpec group_spec() const;
+  TopologyDescriber describer() const;
+
+  const std::map<std::string, int>& cluster_;
+  const Topology& topology_;
+  CoordinatorConfig config_;
+  ConfiguredTopology configured_;
+};
+
+}  // namespace rsim::protocols::streams

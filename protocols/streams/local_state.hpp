@@ -1,0 +1,66 @@
+// The state a Streams application keeps on its machines: each process's
+// local copy of each stateful task (its state directory), and how far the
+// copy is behind the task's changelog. An active stateful task processes only
+// once its copy is caught up (restoration); a standby keeps its copy caught
+// up, so an active task moved to it restores (about) nothing.
+//
+// The model, with its simplifications:
+//   - every stateful task has `state_bytes` of state; a stateless one none;
+//   - a copy is restored at `restore_rate` bytes/s, the changelog read by the
+//     process's restore consumer; a member restores its active tasks one
+//     after another (Kafka restores a thread's changelogs through one
+//     consumer), standbys alongside (Kafka gives actives priority);
+//   - a copy nobody maintains any more (the task moved away, the process
+//     crashed or restarted: the state directory survives) falls behind by
+//     what the changelog gets meanwhile, `changelog_rate` bytes/s (0: it
+//     stays caught up, as a checkpointed store after a short bounce), never
+//     by more than the whole state;
+//   - the threads of one process share its copies.
+#pragma once
+
+#include "protocols/streams/tasks.hpp"
+#include "sim/time.hpp"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace rsim::protocols::streams {
+
+struct StateCosts {
+  std::uint64_t state_bytes = 0;     // per stateful task
+  std::uint64_t restore_rate = 0;    // bytes/s; 0 only when there is no state
+  std::uint64_t changelog_rate = 0;  // bytes/s a copy falls behind while unmaintained
+};
+
+class LocalState {
+ public:
+  LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies);
+
+  bool stateful(const TaskId& t) const { return stateful_.count(t.subtopology) != 0; }
+  // Bytes the process's copy of `t` is behind at `now`.
+  std::uint64_t lag(const std::string& process, const TaskId& t, Time now) const;
+  // The process maintains its copy from `start` (a member of it got the
+  // task, active or standby): when the copy is caught up.
+  Time maintain(const std::string& process, const TaskId& t, Time start);
+  // One maintainer fewer (revoked, lost, crashed): with none left the copy
+  // falls behind from `now`.
+  void release(const std::string& process, const TaskId& t, Time now);
+  Duration restore_time(std::uint64_t bytes) const;
+
+ private:
+  struct Copy {
+    int maintainers = 0;
+    Time caught_up_at{};           // while maintained: when restoration ends
+    std::uint64_t behind_bytes = 0;  // while unmaintained: behind at `left_at`
+    Time left_at{};
+  };
+
+  StateCosts costs_;
+  std::set<std::string> stateful_;
+  std::map<std::pair<std::string, TaskId>, Copy> copies_;
+};
+
+}  // namespace rsim::protocols::streams
