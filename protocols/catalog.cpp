@@ -25,7 +25,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off",
        false, classic::make_connect_protocol},
       {"consumer", Family::Consumer, "uniform", true, "KIP-848 broker-side consumer protocol: heartbeats, epochs, per-member reconciliation"},
-      {"streams", Family::Streams, "sticky", false, "KIP-1071 broker-side Streams protocol"},
+      {"streams", Family::Streams, "sticky", true, "KIP-1071 broker-side Streams protocol: topology, tasks with standbys, state restoration"},
       {"cooperative-planted-bug", Family::Classic, "cooperative-sticky", true,
        "test only: cooperative with a planted bug (a moving partition goes to its new owner while the old one revokes it)", true,
        classic::make_planted_bug_protocol},

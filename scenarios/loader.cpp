@@ -28,7 +28,7 @@ namespace {
 using Keys = std::vector<std::string_view>;
 
 // Keys a member description may carry, in `members:` and in join events.
-const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start", "assignors"};
+const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start", "assignors", "process"};
 
 const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
                          "restart",     "pause",     "slow",          "rolling-bounce",
@@ -86,6 +86,8 @@ class Loader {
   void repartition_sinks(const YAML::Node& n, Subtopology& st);
   void check_sources_declared(const YAML::Node& subs) const;
   void check_topology(const YAML::Node& subs) const;
+  void check_state_costs(const YAML::Node& root) const;
+  void check_streams_bounds() const;
   void connectors(const YAML::Node& n);
   void members(const YAML::Node& n);
   MemberSpec member(const YAML::Node& n, const Keys& allowed, std::string_view what);
@@ -278,6 +280,7 @@ void Loader::top(const YAML::Node& root) {
   if (s_.topics.empty() && s_.connectors.empty())
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
+  check_state_costs(root);
   check_budget(s_, s_.protocol);  // before member ids are expanded
   apply_assignment_strategy();
   check_members_over_time();
@@ -376,7 +379,7 @@ void Loader::network(const YAML::Node& n) {
 
 void Loader::costs(const YAML::Node& n) {
   s_.costs.mark = mark_of(n);
-  for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate"})) {
+  for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate", "changelog.rate"})) {
     if (key == "revoke") s_.costs.revoke = duration(v, "revoke cost");
     if (key == "assign") s_.costs.assign = duration(v, "assign cost");
     if (key == "state") s_.costs.state_bytes = size(v, "state size");
@@ -388,7 +391,25 @@ void Loader::costs(const YAML::Node& n) {
       if (*r == 0) fail(v, "restore.rate must be above 0");
       s_.costs.restore_bytes_per_s = *r;
     }
+    if (key == "changelog.rate") {
+      std::string why;
+      auto r = parse_rate(scalar(v, "changelog.rate"), why);
+      if (!r) fail(v, fmt::format("changelog.rate: {}", why));
+      s_.costs.changelog_bytes_per_s = *r;
+    }
   }
+}
+
+// Restoring state takes its size over the restore rate: a Streams scenario
+// with state must say how fast its changelogs are read.
+void Loader::check_state_costs(const YAML::Node& root) const {
+  if (s_.subtopologies.empty()) {
+    if (s_.costs.state_bytes > 0 || s_.costs.restore_bytes_per_s > 0 || s_.costs.changelog_bytes_per_s > 0)
+      fail(root["costs"], "costs state, restore.rate and changelog.rate are a Streams application's; this scenario has no topology");
+    return;
+  }
+  if (s_.costs.state_bytes > 0 && s_.costs.restore_bytes_per_s == 0)
+    fail(root["costs"], "costs.state needs costs.restore.rate (how fast a changelog is restored, e.g. 100MB/s)");
 }
 
 void Loader::load_section(const YAML::Node& n) {
@@ -533,6 +554,10 @@ void Loader::member_fields(const std::vector<std::pair<std::string, YAML::Node>>
     }
     if (key == "instance-id") m.instance_id = identifier(v, "instance-id");
     if (key == "rack") m.rack = identifier(v, "rack");
+    if (key == "process") {
+      if (s_.subtopologies.empty()) fail(v, "'process' is a Streams member's instance; this scenario has no topology");
+      m.process = identifier(v, "process");
+    }
     if (key == "start") m.start = duration(v, "start");
     if (key == "assignors") {
       m.assignors = assignor_list(v);
@@ -752,7 +777,7 @@ void Loader::events(const YAML::Node& n) {
 }
 
 Event Loader::event(const YAML::Node& n) {
-  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "down", "for", "interval", "batch", "topics", "to", "assignors"};
+  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "process", "down", "for", "interval", "batch", "topics", "to", "assignors"};
   Keys allowed = kEventActions;
   allowed.insert(allowed.end(), kModifiers.begin(), kModifiers.end());
   const auto e = entries(n, "an event", allowed);
@@ -775,7 +800,7 @@ Event Loader::event(const YAML::Node& n) {
 
   // Which modifiers each action takes; anything else is a mistake.
   static const std::map<std::string, Keys> takes{
-      {"join", {"subscribe", "instance-id", "rack", "assignors"}}, {"leave", {}}, {"crash", {}},
+      {"join", {"subscribe", "instance-id", "rack", "process", "assignors"}}, {"leave", {}}, {"crash", {}},
       {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
       {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
       {"scale-out", {"subscribe"}}, {"scale-in", {}}, {"isolate", {"for"}}, {"coordinator-failover", {"down"}},
@@ -812,7 +837,7 @@ Event Loader::event(const YAML::Node& n) {
     j.member.id = identifier(arg, "the joining member's id");
     std::vector<std::pair<std::string, YAML::Node>> fields;
     for (const auto& kv : e)
-      if (kv.first == "subscribe" || kv.first == "instance-id" || kv.first == "rack" || kv.first == "assignors") fields.push_back(kv);
+      if (kv.first == "subscribe" || kv.first == "instance-id" || kv.first == "rack" || kv.first == "process" || kv.first == "assignors") fields.push_back(kv);
     member_fields(fields, j.member);
     j.member.start = ev.at;
     if (j.member.subscribe.empty() && !s_.topics.empty() && s_.subtopologies.empty() && s_.connectors.empty())
@@ -976,6 +1001,8 @@ void Loader::check_heartbeat(std::string_view heartbeat_key, std::string_view se
 void Loader::check_config() {
   check_heartbeat("heartbeat.interval.ms", "session.timeout.ms", "client");
   check_heartbeat("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "broker");
+  check_heartbeat("group.streams.heartbeat.interval.ms", "group.streams.session.timeout.ms", "broker");
+  check_streams_bounds();
   if (protocols::find_protocol(s_.protocol)->family != protocols::Family::Classic) return;
   const Duration session = config_millis(s_, "session.timeout.ms");
   const Duration min_session = config_millis(s_, "group.min.session.timeout.ms");
@@ -985,6 +1012,32 @@ void Loader::check_config() {
     fail(it != s_.config.end() ? it->second.mark : Mark{1, 1},
          fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
                      format_duration(session), format_duration(min_session), format_duration(max_session)));
+  }
+}
+
+// The group.streams.* settings' bounds (GroupCoordinatorConfig, Kafka 4.2:
+// group.streams.min/max.session.timeout.ms 45 s..60 s, min/max heartbeat
+// interval 5 s..15 s, group.streams.max.standby.replicas 2): Kafka refuses
+// the group config outside them.
+void Loader::check_streams_bounds() const {
+  struct Bound {
+    const char* key;
+    std::int64_t lo, hi;
+    const char* limits;
+  };
+  static const Bound kBounds[] = {
+      {"group.streams.session.timeout.ms", 45'000, 60'000, "group.streams.min/max.session.timeout.ms"},
+      {"group.streams.heartbeat.interval.ms", 5'000, 15'000, "group.streams.min/max.heartbeat.interval.ms"},
+      {"num.standby.replicas", 0, 2, "0 and group.streams.max.standby.replicas"},
+  };
+  for (const auto& b : kBounds) {
+    auto it = s_.config.find(b.key);
+    if (it == s_.config.end()) continue;
+    const bool millis = std::holds_alternative<Duration>(it->second.value);
+    const std::int64_t v = millis ? std::chrono::duration_cast<std::chrono::milliseconds>(std::get<Duration>(it->second.value)).count()
+                                  : config_integer(s_, b.key);
+    if (v < b.lo || v > b.hi)
+      fail(it->second.mark, fmt::format("{} ({}) is outside [{}, {}] ({}); Kafka refuses it", b.key, v, b.lo, b.hi, b.limits));
   }
 }
 

@@ -68,6 +68,9 @@ protocols::HostConfig host_config(const Scenario& s) {
   c.consumer.session_timeout = config_millis(s, "group.consumer.session.timeout.ms");
   c.consumer.heartbeat_interval = config_millis(s, "group.consumer.heartbeat.interval.ms");
   c.migration_policy = config_text(s, "group.consumer.migration.policy");
+  c.streams.session_timeout = config_millis(s, "group.streams.session.timeout.ms");
+  c.streams.heartbeat_interval = config_millis(s, "group.streams.heartbeat.interval.ms");
+  c.streams.num_standby_replicas = static_cast<int>(config_integer(s, "num.standby.replicas"));
   return c;
 }
 

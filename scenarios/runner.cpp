@@ -11,6 +11,7 @@
 #include "scenarios/member_config.hpp"
 #include "scenarios/member_slot.hpp"
 #include "scenarios/resources.hpp"
+#include "scenarios/streams_group.hpp"
 #include "scenarios/supported.hpp"
 
 #include <map>
@@ -31,6 +32,7 @@ class GroupRun {
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
         consumer_(protocol == "consumer"),
         topics_(s, kernel_, trace_),
+        streams_(protocol == "streams" ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
         assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_, host_config(s)),
@@ -49,7 +51,7 @@ class GroupRun {
     for (const auto& ev : s.events) {
       if (const auto* j = std::get_if<Join>(&ev.action)) add_member(j->member);
       if (const auto* so = std::get_if<ScaleOut>(&ev.action))
-        for (const auto& id : so->ids) add_member(MemberSpec{id, so->subscribe, std::nullopt, std::nullopt, ev.at, ev.mark, {}, {}});
+        for (const auto& id : so->ids) add_member(scaled_out(id, so->subscribe, ev));
     }
   }
 
@@ -65,7 +67,7 @@ class GroupRun {
     r.assignor = assignor_name;
     r.seed = seed;
     r.end = kernel_.now();
-    r.resources = topics_.resources();
+    r.resources = streams_ ? streams_->tasks() : topics_.resources();
     r.network = network_.stats();
     r.events_executed = kernel_.executed();
     r.trace = std::move(trace_);
@@ -93,13 +95,17 @@ class GroupRun {
     const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
     protocols::MemberProcess* upgraded = nullptr;
     protocols::MemberProcess* speaks = nullptr;
-    if (consumer_ || upgraded_.count(spec.id) != 0) {
+    if (streams_) {
+      const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state()};
+      processes_.push_back(std::make_unique<protocols::streams::StreamsMember>(ctx, c, streams_identity(spec)));
+      speaks = processes_.back().get();
+    } else if (consumer_ || upgraded_.count(spec.id) != 0) {
       auto& m = make_process<protocols::consumer::ConsumerMember>(consumer_ctx, c);
       consumer_members_[spec.id] = &m;
       c.node = m.node();  // the member's processes share its node
       (consumer_ ? speaks : upgraded) = processes_.back().get();
     }
-    if (!consumer_) {
+    if (!consumer_ && !streams_) {
       auto& m = make_process<cl::ClassicMember>(
           cl::MemberContext{kernel_, network_, trace_, host_.classic_directory(), topics_.metadata(), *assignor_, *embedded_}, c);
       classic_members_[spec.id] = &m;
@@ -107,6 +113,15 @@ class GroupRun {
     }
     slots_.try_emplace(spec.id, kernel_, *speaks, upgraded);
     order_.push_back(spec.id);
+  }
+
+  static MemberSpec scaled_out(const std::string& id, const std::vector<std::string>& subscribe, const Event& ev) {
+    MemberSpec m;
+    m.id = id;
+    m.subscribe = subscribe;
+    m.start = ev.at;
+    m.mark = ev.mark;
+    return m;
   }
 
   MemberSlot& member(const std::string& id) { return slots_.at(id); }
@@ -148,7 +163,9 @@ class GroupRun {
   }
 
   void start_members() {
-    if (s_.initial_assignment) {
+    if (streams_) {
+      host_.start_streams(streams_->topology());
+    } else if (s_.initial_assignment) {
       if (consumer_) start_consumer_stable();
       else start_classic_stable();
     } else if (consumer_) {
@@ -215,6 +232,7 @@ class GroupRun {
           } else if constexpr (std::is_same_v<A, AddPartitions>) {
             disruption("add-partitions", a.topic);
             topics_.add_partitions(a.topic, a.count);
+            if (streams_) streams_->topics_changed(trace_, kernel_.now());
           } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
             disruption("coordinator-failover", "");
             host_.failover(a.down);
@@ -262,6 +280,7 @@ class GroupRun {
   Network network_;
   bool consumer_;  // the KIP-848 protocol, else the classic family
   GroupTopics topics_;
+  std::unique_ptr<StreamsGroup> streams_;  // a Streams group's topology and state; null otherwise
   std::unique_ptr<protocols::Assignor> assignor_;
   std::unique_ptr<protocols::Assignor> server_assignor_;  // a converted group's (classic protocols)
   protocols::GroupHost host_;

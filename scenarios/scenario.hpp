@@ -70,6 +70,9 @@ struct MemberSpec {
   // order. Empty: the scenario's assignor and protocol, as before.
   std::vector<std::string> assignors;
   Mark assignors_mark;
+  // Streams: the KafkaStreams instance this member is a thread of (members
+  // with one process share its state). Unset: a process of its own.
+  std::optional<std::string> process;
 };
 
 struct Costs {
@@ -77,6 +80,8 @@ struct Costs {
   Duration assign{0};
   std::uint64_t state_bytes = 0;
   std::uint64_t restore_bytes_per_s = 0;  // 0: not set
+  // How fast an unmaintained local copy of a task's state falls behind.
+  std::uint64_t changelog_bytes_per_s = 0;
   Mark mark;
 };
 

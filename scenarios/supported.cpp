@@ -21,6 +21,23 @@ std::string effective_assignor(const Scenario& s, const RunOptions& o) {
   return p != nullptr ? std::string(p->default_assignor) : std::string();
 }
 
+// A Streams scenario (topology:) runs under the streams protocol, and that
+// protocol needs one. What a Streams group does not do is refused by name.
+static void check_streams(const Scenario& s, const protocols::ProtocolInfo& p) {
+  const bool streams = p.family == protocols::Family::Streams;
+  if (!s.subtopologies.empty() && !streams)
+    throw InputError(s.file, s.protocol_mark, fmt::format("this scenario has a topology: it runs under protocol streams, not {} (the classic Streams baseline is not simulated by this version yet)", p.name));
+  if (!streams) return;
+  if (s.subtopologies.empty())
+    throw InputError(s.file, s.protocol_mark, "protocol streams needs a topology: (sub-topologies with their source topics)");
+  if (s.initial_assignment)
+    throw InputError(s.file, s.protocol_mark, "initial-assignment is not simulated for streams yet: let the group form (metrics start once it is stable)");
+  for (const auto& ev : s.events)
+    if (std::holds_alternative<Subscribe>(ev.action) || std::holds_alternative<Upgrade>(ev.action) ||
+        std::holds_alternative<RollingUpgrade>(ev.action))
+      throw InputError(s.file, ev.mark, fmt::format("'{}' does not apply to a Streams group (its members run the topology)", ev.kind));
+}
+
 void check_supported(const Scenario& s, const std::string& protocol, const std::string& assignor) {
   const auto* p = protocols::find_protocol(protocol);
   if (p == nullptr)
@@ -34,8 +51,7 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
   if (!protocols::accepts(*p, assignor))
     throw InputError(s.file, s.assignor_mark, fmt::format("the {} protocol does not run assignor '{}'; it takes {}", protocol, assignor, protocols::accepted_assignors(*p)));
-  if (!s.subtopologies.empty())
-    throw InputError(s.file, s.subtopologies.front().mark, "Streams scenarios (topology:) are not simulated by this version yet");
+  check_streams(s, *p);
   for (const auto& ev : s.events) {
     std::string to;
     if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
@@ -49,6 +65,14 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     if (!s.connectors.empty())
       throw InputError(s.file, ev.mark, fmt::format("'{}' needs a consumer group; this scenario has connectors", ev.kind));
   }
+}
+
+std::vector<std::string> protocols_for(const Scenario& s) {
+  std::vector<std::string> out;
+  for (const auto& p : protocols::all_protocols())
+    if (p.runnable && !p.test_only && (p.family == protocols::Family::Streams) == !s.subtopologies.empty())
+      out.emplace_back(p.name);
+  return out;
 }
 
 // The members an upgrade event restarts speaking the consumer protocol.

@@ -6,11 +6,17 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace rsim::scenario {
 
 // Throws InputError for a protocol, assignor or event this build cannot run.
 void check_supported(const Scenario& s, const std::string& protocol, const std::string& assignor);
+
+// The protocols a scenario runs under when none is named (compare, the
+// golden timelines): every one this build simulates whose kind of group the
+// scenario describes (a topology: streams; otherwise the others).
+std::vector<std::string> protocols_for(const Scenario& s);
 
 // The members an upgrade event restarts speaking the consumer protocol.
 std::set<std::string> upgraded_members(const Scenario& s);

@@ -130,10 +130,10 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(bytes.err == "tests/bad/invalid-utf8.yaml:3:20: not valid UTF-8: byte 0xFF\n");
   const auto unsupported = cli("run scenarios/quickstart.yaml --protocol streams");
   CHECK(unsupported.code == 2);
-  CHECK(unsupported.err.find("not simulated by this version yet") != std::string::npos);
+  CHECK(unsupported.err == "scenarios/quickstart.yaml:5:11: protocol streams needs a topology: (sub-topologies with their source topics)\n");
 }
 
-TEST_CASE("topology prints a Streams scenario's configured topology; run still refuses it") {
+TEST_CASE("topology prints a Streams scenario's configured topology; it runs under streams only") {
   const auto r = cli("topology tests/scenarios/streams-topology.yaml");
   CHECK(r.code == 0);
   CHECK(r.out ==
@@ -155,13 +155,12 @@ TEST_CASE("topology prints a Streams scenario's configured topology; run still r
         "tasks 20\n");
   CHECK(cli("validate tests/scenarios/streams-topology.yaml").code == 0);
   const auto run = cli("run tests/scenarios/streams-topology.yaml");
-  CHECK(run.code == 2);
-  CHECK(run.err == "tests/scenarios/streams-topology.yaml:11:11: protocol 'streams' is part of the scenario contract but not "
-                  "simulated by this version yet; `rebalance-sim list` shows what runs\n");
-  // Under a protocol that runs, the topology is what is refused.
+  CHECK(run.code == 0);
+  CHECK(run.out.find("invariants        ok") != std::string::npos);
+  // Under a consumer-group protocol, the topology is what is refused.
   const auto eager = cli("run tests/scenarios/streams-topology.yaml --protocol eager");
   CHECK(eager.code == 2);
-  CHECK(eager.err.find("Streams scenarios (topology:) are not simulated by this version yet") != std::string::npos);
+  CHECK(eager.err.find("it runs under protocol streams, not eager") != std::string::npos);
   const auto cycle = cli("validate tests/bad/subtopology-cycle.yaml");
   CHECK(cycle.code == 2);
   CHECK(cycle.err.rfind("tests/bad/subtopology-cycle.yaml:7:", 0) == 0);

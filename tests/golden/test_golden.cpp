@@ -6,6 +6,7 @@
 #include "metrics/expect.hpp"
 #include "metrics/summary.hpp"
 #include "protocols/catalog.hpp"
+#include "scenarios/supported.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 #include "tools/report/summary_output.hpp"
@@ -72,9 +73,7 @@ TEST_CASE("every bundled scenario's timeline under every protocol matches the pi
   int pinned = 0;
   for (const auto& file : bundled()) {
     const auto s = scenario::load_file(file.string());
-    for (const auto& p : protocols::all_protocols()) {
-      if (!p.runnable || p.test_only) continue;
-      const std::string protocol(p.name);
+    for (const auto& protocol : scenario::protocols_for(s)) {
       auto golden = file;
       golden.replace_extension(fmt::format(".{}.timeline", protocol));
       CAPTURE(golden.string());

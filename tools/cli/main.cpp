@@ -4,6 +4,7 @@
 #include "metrics/summary.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/catalog.hpp"
+#include "scenarios/supported.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
@@ -203,10 +204,7 @@ struct CompareArgs {
 // cooperative-sticky), or its default.
 int cmd_compare(const CompareArgs& a) {
   const auto s = scenario::load_file(a.file);
-  std::vector<std::string> protocols = a.protocols;
-  if (protocols.empty())
-    for (const auto& p : protocols::all_protocols())
-      if (p.runnable && !p.test_only) protocols.emplace_back(p.name);
+  std::vector<std::string> protocols = a.protocols.empty() ? scenario::protocols_for(s) : a.protocols;
   std::vector<std::pair<std::string, std::string>> variants;
   for (const auto& p : protocols) {
     const auto* info = protocols::find_protocol(p);
