@@ -1,7 +1,10 @@
 // compare --seeds, sweep, --shard and merge end to end: the statistics
 // tables, one JSON line per run, output independent of --jobs and of
 // sharding, and bad input refused with exit code 2 naming the option.
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
 #include "tests/sweep/cli.hpp"
+#include "tools/report/timeline.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -154,5 +157,52 @@ TEST_SUITE("sweep") {
     const auto compare = slurp(dir / "compare.html");
     CHECK(compare.find("\"series\":\"eager/range\",\"x\":\"eager/range\"") != std::string::npos);
     CHECK(compare.find("src=\"http") == std::string::npos);
+  }
+}
+
+TEST_SUITE("sweep") {
+  TEST_CASE("a progress bar with the rate and the time left, on stderr when it is a terminal") {
+    // script(1) gives the command a terminal; stdout goes to /dev/null, so
+    // what the terminal shows is stderr.
+    if (shell("command -v script").code != 0) {
+      MESSAGE("skipped: script(1) is not installed (Debian's bsdutils)");
+      return;
+    }
+    const auto on_terminal = [](const std::string& args) {
+      return shell(fmt::format("script -qec \"'{}' {} >/dev/null\" /dev/null", kBinary, args));
+    };
+    const auto sweep = on_terminal(kSweep + " --jobs 2");
+    REQUIRE(sweep.code == 0);
+    CHECK(sweep.out.find("sweep [##############################] 12/12 runs") != std::string::npos);
+    CHECK(sweep.out.find("runs/s  in 0:0") != std::string::npos);
+    const auto run = on_terminal("run scenarios/quickstart.yaml");
+    REQUIRE(run.code == 0);
+    CHECK(run.out.find("120/120 simulated s") != std::string::npos);
+    const auto compare = on_terminal("compare scenarios/quickstart.yaml --protocols eager,consumer");
+    REQUIRE(compare.code == 0);
+    CHECK(compare.out.find("2/2 runs") != std::string::npos);
+    // Not a terminal: nothing.
+    CHECK(sim(kSweep).err.empty());
+    CHECK(sim("run scenarios/quickstart.yaml").err.empty());
+  }
+}
+
+TEST_SUITE("sweep") {
+  TEST_CASE("a run told of its progress is the same run") {
+    const auto s = rsim::scenario::load_file(kSource + "/scenarios/rolling-bounce.yaml");
+    const auto timeline = [&](bool progress) {
+      rsim::scenario::RunOptions o;
+      o.protocol = "cooperative";
+      int calls = 0;
+      if (progress) o.progress = [&](rsim::Time now, rsim::Time horizon) { calls += now <= horizon ? 1 : 1000; };
+      const auto run = rsim::scenario::run(s, o);
+      CHECK(calls == (progress ? 100 : 0));
+      std::ostringstream out;
+      rsim::report::write_jsonl_timeline(out, run.trace.events());
+      return out.str();
+    };
+    const auto plain = timeline(false);
+    CHECK(plain.size() > 10000);
+    CHECK(timeline(true) == plain);
   }
 }

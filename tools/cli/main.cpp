@@ -141,7 +141,13 @@ int cmd_run(const RunArgs& a) {
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 
-  const auto run = scenario::run(s, o);
+  const auto run = [&] {
+    sweep::Progress progress("run", ::isatty(STDERR_FILENO) != 0, "simulated s");
+    o.progress = [&](Time now, Time horizon) {
+      progress.update(static_cast<std::size_t>(micros(now) / 1'000'000), static_cast<std::size_t>(micros(horizon) / 1'000'000));
+    };
+    return scenario::run(s, o);
+  }();
   const auto summary = metrics::summarize(s, run);
   const auto expect = metrics::evaluate(s, summary);
 
@@ -240,13 +246,17 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<report::VariantRow> rows;
   std::vector<scenario::RunResult> runs;
   std::uint64_t seed = a.seed >= 0 ? static_cast<std::uint64_t>(a.seed) : s.seed;
-  for (const auto& [p, as] : variants) {
-    scenario::RunOptions o;
-    o.protocol = p;
-    o.assignor = as;
-    o.seed = seed;
-    runs.push_back(scenario::run(s, o));
-    rows.push_back({p, as, metrics::summarize(s, runs.back())});
+  {
+    sweep::Progress progress("compare", ::isatty(STDERR_FILENO) != 0);
+    for (const auto& [p, as] : variants) {
+      scenario::RunOptions o;
+      o.protocol = p;
+      o.assignor = as;
+      o.seed = seed;
+      runs.push_back(scenario::run(s, o));
+      rows.push_back({p, as, metrics::summarize(s, runs.back())});
+      progress.update(runs.size(), variants.size());
+    }
   }
   if (!a.html_file.empty()) {
     std::vector<report::HtmlVariant> html_variants;

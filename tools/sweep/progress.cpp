@@ -7,8 +7,8 @@
 
 namespace rsim::sweep {
 
-Progress::Progress(std::string what, bool enabled)
-    : what_(std::move(what)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+Progress::Progress(std::string what, bool enabled, std::string unit)
+    : what_(std::move(what)), enabled_(enabled), unit_(std::move(unit)), start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 Progress::~Progress() {
   if (drawn_) std::fputs("\n", stderr);
@@ -32,7 +32,7 @@ void Progress::update(std::size_t done, std::size_t total) {
   const int filled = total == 0 ? width : static_cast<int>(static_cast<double>(width) * static_cast<double>(done) / static_cast<double>(total));
   const std::string bar = std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.');
   const std::string eta = rate > 0 ? clock_text(static_cast<double>(total - done) / rate) : "?";
-  fmt::print(stderr, "\r{} [{}] {}/{} runs  {:.1f} runs/s  {} {}   ", what_, bar, done, total, rate,
+  fmt::print(stderr, "\r{} [{}] {}/{} {}  {:.1f} {}/s  {} {}   ", what_, bar, done, total, unit_, rate, unit_,
              done < total ? "ETA" : "in", done < total ? eta : clock_text(elapsed));
   std::fflush(stderr);
   drawn_ = true;
