@@ -111,7 +111,7 @@ TEST_SUITE("sweep") {
 
   TEST_CASE("shards merged are exactly the unsharded sweep; wrong shard sets are refused") {
     TempDir dir;
-    const auto whole = sim(fmt::format("{} --jobs 2 --out {}", kSweep, dir / "whole.jsonl"));
+    const auto whole = sim(fmt::format("{} --jobs 2 --out {} --html {}", kSweep, dir / "whole.jsonl", dir / "whole.html"));
     REQUIRE(whole.code == 0);
     std::string shards;
     for (int i = 1; i <= 3; ++i) {
@@ -121,10 +121,11 @@ TEST_SUITE("sweep") {
       CHECK(lines(slurp(dir / shard)).size() == 1 + 4);
       shards += " " + (dir / shard);
     }
-    const auto merged = sim(fmt::format("merge{} --out {}", shards, dir / "merged.jsonl"));
+    const auto merged = sim(fmt::format("merge{} --out {} --html {}", shards, dir / "merged.jsonl", dir / "merged.html"));
     REQUIRE(merged.code == 0);
     CHECK(merged.out == whole.out);
     CHECK(slurp(dir / "merged.jsonl") == slurp(dir / "whole.jsonl"));
+    CHECK(slurp(dir / "merged.html") == slurp(dir / "whole.html"));
 
     auto r = sim(fmt::format("merge {} {}", dir / "shard-1.jsonl", dir / "shard-3.jsonl"));
     CHECK(r.code == 2);
