@@ -55,13 +55,22 @@ class GroupRun {
     }
   }
 
-  RunResult run(std::uint64_t seed, const std::string& assignor_name) {
+  RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress) {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
     trace_.emit(kTimeZero, "scenario", "run",
                 {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
     start_members();
     for (const auto& ev : s_.events) schedule(ev);
-    kernel_.run_until(time_at(s_.duration));
+    const Time horizon = time_at(s_.duration);
+    if (progress) {
+      constexpr std::int64_t kSlices = 100;
+      for (std::int64_t i = 1; i < kSlices; ++i) {
+        kernel_.run_until(time_at(Duration{s_.duration.count() / kSlices * i}));
+        progress(kernel_.now(), horizon);
+      }
+    }
+    kernel_.run_until(horizon);
+    if (progress) progress(kernel_.now(), horizon);
     RunResult r;
     r.protocol = protocol_name_;
     r.assignor = assignor_name;
@@ -304,7 +313,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   GroupRun group(scenario, protocol, assignor, seed);
-  return group.run(seed, assignor);
+  return group.run(seed, assignor, options.progress);
 }
 
 }  // namespace rsim::scenario

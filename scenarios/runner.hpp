@@ -9,6 +9,7 @@
 #include "sim/trace.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct RunOptions {
   std::optional<std::string> protocol;  // overrides the scenario's
   std::optional<std::string> assignor;
   std::optional<std::uint64_t> seed;
+  // Told the simulated time reached, a hundred times over the run: how a
+  // long run shows progress. The run is the same with or without it (the
+  // kernel runs to each slice's end exactly as it runs to the horizon).
+  std::function<void(Time now, Time horizon)> progress;
 };
 
 struct RunResult {

@@ -7,18 +7,27 @@
 // execute 1e6, each scheduling one new event at now + an exponential delay.
 // The baseline is a bare std::priority_queue push/pop loop over the same
 // delays, with no callbacks, no cancellation and no clock.
+//
+// sweep: 1,000 runs of a sweep (the bundled session-timeout-crash: five
+// session timeouts x eager and cooperative x 100 seeds) at --jobs 1, then
+// at --jobs 2: runs per second of each and their ratio, the scaling with
+// cores (about 1.0 where only one core is free). The two results must be
+// identical (the sweep's determinism contract).
 #include "metrics/summary.hpp"
 #include "protocols/assignors/assignor.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
+#include "tools/sweep/plan.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <malloc.h>
 #include <queue>
 #include <vector>
@@ -241,6 +250,40 @@ void bench_scenarios() {
 
 }  // namespace
 
+void bench_sweep() {
+  const std::string file = std::string(RSIM_SOURCE_DIR) + "/scenarios/sweeps/session-timeout-crash.yaml";
+  const auto base = scenario::load_file(file);
+  sweep::Plan plan;
+  plan.file = file;
+  plan.scenario_name = base.name;
+  plan.sets.push_back(sweep::parse_set("config.session.timeout.ms=6000,10000,20000,30000,45000"));
+  plan.variants = sweep::resolve_variants(base, {"eager", "cooperative"}, {});
+  plan.first_seed = 1;
+  plan.seeds = 100;
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto scenarios = sweep::point_scenarios(plan, text);
+  std::vector<std::size_t> all(plan.runs());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  fmt::print("sweep: {} runs of {} ({} points x {} variants x {} seeds)\n", plan.runs(), base.name, plan.points(),
+             plan.variants.size(), plan.seeds);
+  double rate[3] = {0, 0, 0};
+  std::vector<std::string> lines[3];
+  for (unsigned jobs : {1u, 2u}) {
+    const auto t0 = Clock::now();
+    const auto records = sweep::run_plan(plan, scenarios, all, jobs);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    rate[jobs] = static_cast<double>(records.size()) / s;
+    for (const auto& r : records) lines[jobs].push_back(sweep::run_line(plan, r.run, r));
+    fmt::print("  --jobs {}  {:8.1f} runs/s  ({:.2f} s)\n", jobs, rate[jobs], s);
+  }
+  if (lines[1] != lines[2]) {
+    fmt::print(stderr, "bench: the sweep's runs differ between --jobs 1 and 2\n");
+    std::abort();
+  }
+  fmt::print("  ratio --jobs 2 / --jobs 1: {:.2f}x (identical results)\n", rate[2] / rate[1]);
+}
+
 int main(int argc, char** argv) {
   // Keep freed memory in the process, as a long-running simulator does:
   // otherwise glibc hands the heap top back to the kernel after every
@@ -249,7 +292,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<std::string> what;
   for (int i = 1; i < argc; ++i) what.emplace_back(argv[i]);
-  if (what.empty()) what = {"kernel", "assignors", "scenarios"};
+  if (what.empty()) what = {"kernel", "assignors", "scenarios", "sweep"};
   for (std::size_t i = 0; i < what.size(); ++i) {
     const std::string& w = what[i];
     if (w == "kernel") {
@@ -262,8 +305,10 @@ int main(int argc, char** argv) {
       bench_assignors(names);
     } else if (w == "scenarios") {
       bench_scenarios();
+    } else if (w == "sweep") {
+      bench_sweep();
     } else {
-      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, scenarios)\n", w);
+      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, scenarios, sweep)\n", w);
       return 2;
     }
   }

@@ -12,6 +12,9 @@
 #include "scenarios/streams_topology.hpp"
 #include "scenarios/values.hpp"
 #include "tools/swarm/campaign.hpp"
+#include "tools/sweep/plan.hpp"
+#include "tools/sweep/plot.hpp"
+#include "tools/sweep/progress.hpp"
 #include "tools/vectors/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
@@ -139,7 +142,13 @@ int cmd_run(const RunArgs& a) {
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 
-  const auto run = scenario::run(s, o);
+  const auto run = [&] {
+    sweep::Progress progress("run", ::isatty(STDERR_FILENO) != 0, "simulated s");
+    o.progress = [&](Time now, Time horizon) {
+      progress.update(static_cast<std::size_t>(micros(now) / 1'000'000), static_cast<std::size_t>(micros(horizon) / 1'000'000));
+    };
+    return scenario::run(s, o);
+  }();
   const auto summary = metrics::summarize(s, run);
   const auto expect = metrics::evaluate(s, summary);
 
@@ -196,13 +205,20 @@ struct CompareArgs {
   std::vector<std::string> assignors;
   std::int64_t seed = -1;
   std::string format = "table";
+  std::string seeds;  // --seeds N or A..B: statistics over seeds
+  unsigned jobs = 0;
+  std::vector<std::string> metrics;
 };
+
+int cmd_compare_seeds(const CompareArgs& a);
 
 // Every requested variant on the same scenario and seed. Without
 // --protocols: every protocol this version runs; each with the requested
 // assignors it supports (Kafka's rule: the cooperative protocol needs
 // cooperative-sticky), or its default.
 int cmd_compare(const CompareArgs& a) {
+  if (!a.seeds.empty()) return cmd_compare_seeds(a);
+  if (a.jobs > 0 || !a.metrics.empty()) throw UsageError("--jobs and --metrics go with --seeds (one seed runs each variant once)");
   const auto s = scenario::load_file(a.file);
   std::vector<std::string> protocols = a.protocols.empty() ? scenario::protocols_for(s) : a.protocols;
   std::vector<std::pair<std::string, std::string>> variants;
@@ -228,13 +244,17 @@ int cmd_compare(const CompareArgs& a) {
   std::vector<report::VariantRow> rows;
   std::vector<scenario::RunResult> runs;
   std::uint64_t seed = a.seed >= 0 ? static_cast<std::uint64_t>(a.seed) : s.seed;
-  for (const auto& [p, as] : variants) {
-    scenario::RunOptions o;
-    o.protocol = p;
-    o.assignor = as;
-    o.seed = seed;
-    runs.push_back(scenario::run(s, o));
-    rows.push_back({p, as, metrics::summarize(s, runs.back())});
+  {
+    sweep::Progress progress("compare", ::isatty(STDERR_FILENO) != 0);
+    for (const auto& [p, as] : variants) {
+      scenario::RunOptions o;
+      o.protocol = p;
+      o.assignor = as;
+      o.seed = seed;
+      runs.push_back(scenario::run(s, o));
+      rows.push_back({p, as, metrics::summarize(s, runs.back())});
+      progress.update(runs.size(), variants.size());
+    }
   }
   if (!a.html_file.empty()) {
     std::vector<report::HtmlVariant> html_variants;
@@ -481,6 +501,167 @@ int cmd_swarm(const SwarmArgs& a) {
   return result.failures.empty() ? kOk : kFailed;
 }
 
+
+unsigned jobs_or_every_core(unsigned jobs) { return jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency()); }
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::size_t> every_run(const sweep::Plan& plan) {
+  std::vector<std::size_t> all(plan.runs());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  return all;
+}
+
+std::string sweep_title(const sweep::Plan& plan) {
+  return fmt::format("sweep {} ({}): {} point(s) x {} variant(s) x {} seed(s) from {} = {} runs", plan.scenario_name, plan.file,
+                     plan.points(), plan.variants.size(), plan.seeds, plan.first_seed, plan.runs());
+}
+
+// A sweep's file: the header line, then one line per run in run order.
+void write_sweep_file(std::ostream& out, const sweep::Plan& plan, const std::vector<sweep::Record>& records) {
+  out << sweep::header_line(plan) << '\n';
+  for (const auto& r : records) out << sweep::run_line(plan, r.run, r) << '\n';
+}
+
+void write_sweep_file(const std::string& path, const sweep::Plan& plan, const std::vector<sweep::Record>& records) {
+  std::ostringstream text;
+  write_sweep_file(text, plan, records);
+  write_file(path, text.str());
+}
+
+// The tables on stdout (and the plot) of a whole plan's records: the same
+// for a sweep, for `merge` of its shards and, without --set, for `compare --seeds`.
+int report_statistics(const sweep::Plan& plan, const std::vector<sweep::Record>& records, const std::string& title,
+                      const std::vector<std::string>& shown, const std::string& html_file) {
+  const auto cells = sweep::estimate_cells(plan, records);
+  if (!html_file.empty()) {
+    std::ostringstream html;
+    sweep::write_plot_html(html, plan, cells, shown, title, "--html");
+    write_file(html_file, html.str());
+  }
+  sweep::write_tables(std::cout, plan, cells, shown, title);
+  const bool violated = std::any_of(records.begin(), records.end(), [](const auto& r) { return r.violated(); });
+  return violated ? kFailed : kOk;
+}
+
+std::vector<sweep::Record> run_with_progress(const sweep::Plan& plan, const std::vector<scenario::Scenario>& scenarios,
+                                             const std::vector<std::size_t>& indices, unsigned jobs, const char* what) {
+  sweep::Progress progress(what, ::isatty(STDERR_FILENO) != 0);
+  return sweep::run_plan(plan, scenarios, indices, jobs_or_every_core(jobs),
+                         [&](std::size_t done, std::size_t total) { progress.update(done, total); });
+}
+
+// `compare --seeds`: every variant over many seeds, JMH-style.
+int cmd_compare_seeds(const CompareArgs& a) {
+  if (a.seed >= 0) throw UsageError("--seed and --seeds: give one (--seeds A..B names the seeds)");
+  if (a.format != "table")
+    throw UsageError("--format: with --seeds compare prints its statistics table (sweep --out FILE keeps every run as JSON)");
+  const auto s = scenario::load_file(a.file);
+  sweep::Plan plan;
+  plan.file = a.file;
+  plan.scenario_name = s.name;
+  plan.variants = sweep::resolve_variants(s, a.protocols, a.assignors);
+  std::tie(plan.first_seed, plan.seeds) = parse_seeds(a.seeds, s.seed);
+  const auto shown = sweep::shown_metrics(a.metrics);
+  const auto records = run_with_progress(plan, {s}, every_run(plan), a.jobs, "compare");
+  const auto title = fmt::format("scenario {} ({}), seeds {}..{}: {} run(s) per variant", s.name, a.file, plan.first_seed,
+                                 plan.first_seed + plan.seeds - 1, plan.seeds);
+  return report_statistics(plan, records, title, shown, a.html_file);
+}
+
+struct SweepArgs {
+  std::string file;
+  std::vector<std::string> sets;
+  std::vector<std::string> protocols;
+  std::vector<std::string> assignors;
+  std::string seeds;
+  unsigned jobs = 0;
+  std::string out;
+  std::string shard;
+  std::string html_file;
+  std::vector<std::string> metrics;
+};
+
+int cmd_sweep(const SweepArgs& a) {
+  const auto base = scenario::load_file(a.file);
+  sweep::Plan plan;
+  plan.file = a.file;
+  plan.scenario_name = base.name;
+  for (const auto& text : a.sets) {
+    plan.sets.push_back(sweep::parse_set(text));
+    for (std::size_t i = 0; i + 1 < plan.sets.size(); ++i)
+      if (plan.sets[i].key == plan.sets.back().key) throw UsageError(fmt::format("--set {}: the key is set twice", plan.sets.back().key));
+  }
+  plan.variants = sweep::resolve_variants(base, a.protocols, a.assignors);
+  std::tie(plan.first_seed, plan.seeds) = parse_seeds(a.seeds, base.seed);
+  const auto shown = sweep::shown_metrics(a.metrics);
+  if (!a.shard.empty() && a.out.empty()) throw UsageError("--shard needs --out FILE (the shard's runs, for `merge`)");
+  if (!a.shard.empty() && !a.html_file.empty()) throw UsageError("--html goes with the whole sweep: `merge --html` the shards");
+  const auto indices = a.shard.empty() ? every_run(plan) : sweep::shard_runs(plan, a.shard);
+  const auto scenarios = sweep::point_scenarios(plan, read_text(a.file));
+  const auto records = run_with_progress(plan, scenarios, indices, a.jobs, "sweep");
+  if (a.out == "-") {  // the lines alone on stdout: how the launchers collect a shard
+    write_sweep_file(std::cout, plan, records);
+    return kOk;
+  }
+  if (!a.out.empty()) write_sweep_file(a.out, plan, records);
+  // A shard's invariants are judged when its runs are merged.
+  if (!a.shard.empty()) {
+    std::cout << fmt::format("shard {}: {} of {} runs written to {}\n", a.shard, records.size(), plan.runs(), a.out);
+    return kOk;
+  }
+  return report_statistics(plan, records, sweep_title(plan), shown, a.html_file);
+}
+
+struct MergeArgs {
+  std::vector<std::string> files;
+  std::string out;
+  std::string html_file;
+  std::vector<std::string> metrics;
+};
+
+// Joins shard files into the unsharded sweep's file and tables.
+int cmd_merge(const MergeArgs& a) {
+  std::optional<sweep::Plan> plan;
+  std::string header;
+  std::vector<std::optional<sweep::Record>> records;
+  for (const auto& f : a.files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) throw UsageError(fmt::format("merge: cannot read {}", f));
+    std::string line;
+    if (!std::getline(in, line)) throw UsageError(fmt::format("merge: {} is empty (not a sweep's --out file)", f));
+    if (!plan) {
+      plan = sweep::parse_header(line, fmt::format("{}:1", f));
+      header = line;
+      records.resize(plan->runs());
+    } else if (line != header) {
+      throw UsageError(fmt::format("merge: {} is from another sweep than {} (its header line differs)", f, a.files.front()));
+    }
+    for (int n = 2; std::getline(in, line); ++n) {
+      const auto where = fmt::format("{}:{}", f, n);
+      auto r = sweep::parse_run_line(*plan, line, where);
+      if (records[r.run]) throw UsageError(fmt::format("merge: {}: run {} is in two files (shards overlap)", where, r.run));
+      records[r.run] = std::move(r);
+    }
+  }
+  std::vector<sweep::Record> all;
+  std::vector<std::size_t> missing;
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    if (records[k]) all.push_back(*records[k]);
+    else missing.push_back(k);
+  }
+  if (!missing.empty())
+    throw UsageError(fmt::format("merge: {} of {} runs missing (a shard not given or not finished), the first: run {}",
+                                 missing.size(), records.size(), missing.front()));
+  if (!a.out.empty()) write_sweep_file(a.out, *plan, all);
+  return report_statistics(*plan, all, sweep_title(*plan), sweep::shown_metrics(a.metrics), a.html_file);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -539,8 +720,17 @@ int main(int argc, char** argv) {
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
       ->capture_default_str();
-  compare->footer("Rows are ranked by downtime.total. Exit 1 if a variant breaks an invariant.\nExamples:\n"
+  compare->add_option("--seeds", compare_args.seeds, "N seeds from the scenario's, or A..B: each variant's mean, error (99.9% CI), min and max");
+  compare->add_option("--jobs", compare_args.jobs, "with --seeds: runs at once, each in a worker process (default: every core)")
+      ->check(CLI::PositiveNumber);
+  compare->add_option("--metrics", compare_args.metrics, "with --seeds: the metrics shown, the first ranks (default: compare's columns)")
+      ->delimiter(',');
+  compare->footer("Rows are ranked by downtime.total. Exit 1 if a variant breaks an invariant.\n"
+                  "With --seeds: a JMH-style table per variant and metric (Cnt, Mean, Error = half-width of the\n"
+                  "99.9% confidence interval, Student's t; Min, Max, Units) and a ranking that says which variants\n"
+                  "these seeds cannot tell apart (overlapping intervals).\nExamples:\n"
                   "  rebalance-sim compare scenarios/rolling-bounce.yaml\n"
+                  "  rebalance-sim compare scenarios/quickstart.yaml --seeds 30 --html quickstart-seeds.html\n"
                   "  rebalance-sim compare scenarios/rolling-bounce.yaml --protocols eager --assignors range,roundrobin,sticky\n"
                   "  rebalance-sim compare scenarios/rolling-bounce.yaml --format csv");
 
@@ -608,6 +798,37 @@ int main(int argc, char** argv) {
                     "  rebalance-sim swarm scenarios/rolling-bounce.yaml --protocols eager,cooperative --seeds 50\n"
                     "  rebalance-sim swarm swarm-findings/cooperative-liveness-seed17.yaml --protocols cooperative");
 
+  SweepArgs sweep_args;
+  auto* sweep_cmd = app.add_subcommand("sweep", "Run the cross product of scenario settings, variants and seeds; statistics per point");
+  sweep_cmd->add_option("FILE", sweep_args.file, "scenario file")->required();
+  sweep_cmd->add_option("--set", sweep_args.sets, "KEY=v1,v2,..: a dotted path into the scenario (members.count, config.session.timeout.ms)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sweep_cmd->add_option("--protocols", sweep_args.protocols, "protocols to run (default: every one this version runs)")->delimiter(',');
+  sweep_cmd->add_option("--assignors", sweep_args.assignors, "assignors to try with each protocol (default: the protocol's)")->delimiter(',');
+  sweep_cmd->add_option("--seeds", sweep_args.seeds, "N seeds from the scenario's, or A..B (default: the scenario's seed)");
+  sweep_cmd->add_option("--jobs", sweep_args.jobs, "runs at once, each in a worker process (default: every core)")->check(CLI::PositiveNumber);
+  sweep_cmd->add_option("--out", sweep_args.out, "write one JSON line per run (after a header line) to this file; - : to stdout, alone");
+  sweep_cmd->add_option("--shard", sweep_args.shard, "I/N: run only every N-th run from the I-th (1-based); `merge` joins the shards");
+  sweep_cmd->add_option("--html", sweep_args.html_file, "write a self-contained HTML plot: each metric against the first --set key");
+  sweep_cmd->add_option("--metrics", sweep_args.metrics, "the metrics in the tables and plot, the first ranks (default: compare's columns)")
+      ->delimiter(',');
+  sweep_cmd->footer("Runs are numbered point by point (the last --set varies fastest), then variant, then seed; the\n"
+                    "output is the same whatever --jobs or --shard is. Exit 1 if a run breaks an invariant.\nExamples:\n"
+                    "  rebalance-sim sweep scenarios/quickstart.yaml --set config.session.timeout.ms=10000,45000 --seeds 10\n"
+                    "  rebalance-sim sweep scenarios/quickstart.yaml --set members.2.start=1s,5s --protocols eager,consumer --out runs.jsonl\n"
+                    "  rebalance-sim sweep scenarios/quickstart.yaml --seeds 100 --shard 2/4 --out shard-2.jsonl\n"
+                    "  rebalance-sim sweep scenarios/sweeps/session-timeout-crash.yaml --set config.session.timeout.ms=6000,10000 --html plot.html");
+
+  MergeArgs merge_args;
+  auto* merge_cmd = app.add_subcommand("merge", "Join the --out files of a sweep's shards into the unsharded sweep's file and tables");
+  merge_cmd->add_option("FILES", merge_args.files, "shard files (sweep --shard I/N --out FILE)")->required();
+  merge_cmd->add_option("--out", merge_args.out, "write the merged JSON lines here (as an unsharded sweep --out would)");
+  merge_cmd->add_option("--html", merge_args.html_file, "write the sweep's HTML plot");
+  merge_cmd->add_option("--metrics", merge_args.metrics, "the metrics in the tables and plot")->delimiter(',');
+  merge_cmd->footer("Exit 2 if the files are from different sweeps, overlap or miss runs.\nExample:\n"
+                    "  rebalance-sim merge shard-*.jsonl --out sweep.jsonl");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -629,12 +850,20 @@ int main(int argc, char** argv) {
     if (*check) return cmd_check(check_args);
     if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
     if (*swarm_cmd) return cmd_swarm(swarm_args);
+    if (*sweep_cmd) return cmd_sweep(sweep_args);
+    if (*merge_cmd) return cmd_merge(merge_args);
   } catch (const scenario::InputError& e) {
     std::cerr << e.what() << '\n';
     return kBadInput;
   } catch (const UsageError& e) {
     std::cerr << "rebalance-sim: " << e.what() << '\n';
     return kBadInput;
+  } catch (const sweep::OptionError& e) {
+    std::cerr << "rebalance-sim: " << e.what() << '\n';
+    return kBadInput;
+  } catch (const sweep::RunFailed& e) {
+    std::cerr << "rebalance-sim: " << e.what() << '\n';
+    return kFailed;
   }
   return kBadInput;
 }
