@@ -6,6 +6,7 @@
 #include "scenarios/loader.hpp"
 #include "scenarios/metric_names.hpp"
 #include "scenarios/runner.hpp"
+#include "scenarios/supported.hpp"
 #include "scenarios/values.hpp"
 #include "tools/swarm/isolation.hpp"
 
@@ -24,10 +25,7 @@ using Json = nlohmann::ordered_json;
 
 std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::vector<std::string>& requested,
                                       const std::vector<std::string>& assignors) {
-  std::vector<std::string> names = requested;
-  if (names.empty())
-    for (const auto& p : protocols::all_protocols())
-      if (p.runnable && !p.test_only) names.emplace_back(p.name);
+  const std::vector<std::string> names = requested.empty() ? scenario::protocols_for(s) : requested;
   std::vector<Variant> variants;
   for (const auto& p : names) {
     const auto* info = protocols::find_protocol(p);

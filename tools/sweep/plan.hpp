@@ -31,8 +31,8 @@ struct Variant {
   std::string name() const { return protocol + "/" + assignor; }
 };
 
-// The variants `compare` and `sweep` run: every runnable protocol without
-// `protocols`; each with the requested assignors it accepts, or its default
+// The variants `compare` and `sweep` run: without `protocols`, every one
+// that runs the scenario's kind of group (scenario::protocols_for); each with the requested assignors it accepts, or its default
 // (the scenario's own for the scenario's protocol). Throws OptionError.
 std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::vector<std::string>& protocols,
                                       const std::vector<std::string>& assignors);
