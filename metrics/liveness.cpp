@@ -212,11 +212,22 @@ std::optional<Time> quiet_start(const scenario::Scenario& s) {
   return time_at(t);
 }
 
+// A Streams member restoring the state of every task, one after another:
+// what a move can cost at most before a task processes again. Tasks are
+// bounded by every topic's partitions per sub-topology.
+static Duration restoring_everything(const scenario::Scenario& s) {
+  if (s.subtopologies.empty() || s.costs.restore_bytes_per_s == 0) return Duration{0};
+  const auto tasks = static_cast<std::int64_t>(resource_count(s)) * static_cast<std::int64_t>(s.subtopologies.size());
+  const double seconds = static_cast<double>(s.costs.state_bytes) / static_cast<double>(s.costs.restore_bytes_per_s);
+  return Duration{static_cast<std::int64_t>(seconds * 1e6) + 1} * tasks;
+}
+
 Duration settle_bound(const scenario::Scenario& s, const std::string& protocol) {
   const bool connect_workers = !s.connectors.empty();
-  const Duration session = std::max(config_millis(s, "session.timeout.ms"), config_millis(s, "group.consumer.session.timeout.ms"));
-  const Duration heartbeat =
-      std::max(config_millis(s, "heartbeat.interval.ms"), config_millis(s, "group.consumer.heartbeat.interval.ms"));
+  const Duration session = std::max({config_millis(s, "session.timeout.ms"), config_millis(s, "group.consumer.session.timeout.ms"),
+                                      config_millis(s, "group.streams.session.timeout.ms")});
+  const Duration heartbeat = std::max({config_millis(s, "heartbeat.interval.ms"), config_millis(s, "group.consumer.heartbeat.interval.ms"),
+                                       config_millis(s, "group.streams.heartbeat.interval.ms")});
   const Duration rebalance = config_millis(s, connect_workers ? "rebalance.timeout.ms" : "max.poll.interval.ms");
   // One round: a member noticed gone at its session timeout, a join phase
   // held to the rebalance timeout, a lost request found at its timeout.
@@ -232,6 +243,7 @@ Duration settle_bound(const scenario::Scenario& s, const std::string& protocol) 
     bound += config_millis(s, "incremental.round.interval.ms") * ((resources + moves - 1) / moves + 1);
   }
   bound += 2 * resources * (slowest(s, s.costs.revoke, true) + slowest(s, s.costs.assign, false));
+  bound += 2 * restoring_everything(s);
   return bound;
 }
 

@@ -106,12 +106,15 @@ class Writer {
 
   void costs(const Scenario& s) {
     const Costs& c = s.costs;
-    if (c.revoke == Duration{0} && c.assign == Duration{0} && c.state_bytes == 0 && c.restore_bytes_per_s == 0) return;
+    if (c.revoke == Duration{0} && c.assign == Duration{0} && c.state_bytes == 0 && c.restore_bytes_per_s == 0 &&
+        c.changelog_bytes_per_s == 0)
+      return;
     out_ << YAML::Key << "costs" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (c.revoke != Duration{0}) key("revoke", duration_text(c.revoke));
     if (c.assign != Duration{0}) key("assign", duration_text(c.assign));
     if (c.state_bytes != 0) key("state", std::to_string(c.state_bytes));
     if (c.restore_bytes_per_s != 0) key("restore.rate", fmt::format("{}B/s", c.restore_bytes_per_s));
+    if (c.changelog_bytes_per_s != 0) key("changelog.rate", fmt::format("{}B/s", c.changelog_bytes_per_s));
     out_ << YAML::EndMap;
   }
 
@@ -190,6 +193,7 @@ class Writer {
     if (!m.subscribe.empty()) list("subscribe", m.subscribe);
     if (m.instance_id) key("instance-id", *m.instance_id);
     if (m.rack) key("rack", *m.rack);
+    if (m.process) key("process", *m.process);
     if (!m.assignors.empty()) list("assignors", m.assignors);
   }
 

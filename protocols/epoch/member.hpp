@@ -75,6 +75,9 @@ class EpochMember : public MemberProcess {
   virtual Duration assign_cost(const Units& add) = 0;
   // What the member no longer holds: revoked, lost, or gone with a crash.
   virtual void released(const Units& /*units*/) {}
+  // After a revocation: how long what is still initialising takes now;
+  // unset keeps the running cost.
+  virtual std::optional<Duration> remaining_init() const { return std::nullopt; }
 
   void on_answer(std::uint64_t seq, Answer r);
   const std::string& member_id() const { return member_id_; }
@@ -95,6 +98,7 @@ class EpochMember : public MemberProcess {
   void reconcile(const Units& assignment, bool acknowledge = false);
   void finish_step(bool acknowledge);
   void take(const Units& add);
+  void arm_ready(Duration cost);
   void revoke_then(Units revoke, Callback then);
   void lose_all(const std::string& reason);
   void stop_timers();

@@ -205,7 +205,11 @@ void EpochMember<C>::take(const Units& add) {
   std::merge(owned_.begin(), owned_.end(), add.begin(), add.end(), std::back_inserter(merged));
   owned_ = std::move(merged);
   initialising_.insert(initialising_.end(), add.begin(), add.end());
-  const Duration cost = assign_cost(add);
+  arm_ready(assign_cost(add));
+}
+
+template <class C>
+void EpochMember<C>::arm_ready(Duration cost) {
   init_timer_.cancel();
   after(init_timer_, cost, [this] {
     if (!initialising_.empty()) emit("ready", C::fields(initialising_));
@@ -226,6 +230,9 @@ void EpochMember<C>::revoke_then(Units revoke, Callback then) {
     owned_ = member_detail::minus(owned_, revoke);
     released(revoke);
     emit("revoked", C::fields(revoke));
+    // What is still initialising may be ready sooner without the revoked.
+    if (!initialising_.empty())
+      if (auto left = remaining_init()) arm_ready(*left);
     then();
   });
 }

@@ -106,6 +106,15 @@ Duration StreamsMember::assign_cost(const Units& add) {
   return (restored - now) + config().assign_cost * new_active;
 }
 
+// The restorations left, one after another as queued; the assign cost of
+// what is initialising was part of the first estimate and is not paid again.
+std::optional<Duration> StreamsMember::remaining_init() const {
+  const Time now = ctx_.kernel.now();
+  Time restored = now;
+  for (const auto& [t, at] : caught_up_at_) restored = std::max(restored, at);
+  return restored - now;
+}
+
 void StreamsMember::released(const Units& units) {
   const Time now = ctx_.kernel.now();
   for (const auto& u : units) {

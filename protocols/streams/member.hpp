@@ -48,6 +48,7 @@ class StreamsMember final : public epoch::EpochMember<ClientTasks> {
   Duration revoke_cost(const Units& revoke) const override;
   Duration assign_cost(const Units& add) override;
   void released(const Units& units) override;
+  std::optional<Duration> remaining_init() const override;
   HeartbeatRequest request(int epoch) const;
   void note_status(const std::vector<std::string>& status);
 

@@ -114,8 +114,9 @@ TEST_CASE("every bundled scenario: eager stops the world, cooperative does not")
   int scenarios = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(RSIM_SOURCE_DIR) + "/scenarios")) {
     if (e.path().extension() != ".yaml") continue;
-    ++scenarios;
     const auto s = scenario::load_file(e.path().string());
+    if (!s.subtopologies.empty()) continue;  // Streams scenarios run under streams only
+    ++scenarios;
     CAPTURE(e.path().string());
     scenario::RunOptions eager, cooperative;
     eager.protocol = "eager";

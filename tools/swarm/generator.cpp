@@ -38,6 +38,7 @@ class Generator {
     s_.seed = seed;
     s_.protocol = protocol;
     classic_ = protocols::find_protocol(protocol)->family == protocols::Family::Classic;
+    streams_ = protocols::find_protocol(protocol)->family == protocols::Family::Streams;
   }
 
   Scenario build() {
@@ -81,11 +82,36 @@ class Generator {
       partitions_[t.name] = t.partitions;
       s_.topics.push_back(t);
     }
+    if (streams_) topology();
+  }
+
+  // A Streams application: sub-topology 0 reads the topics, sometimes
+  // through a repartition topic into a stateful sub-topology 1; state,
+  // restore and changelog rates from small to large.
+  void topology() {
+    scenario::Subtopology first;
+    first.id = "0";
+    for (const auto& t : s_.topics) first.source.push_back(t.name);
+    if (rng_.chance(0.5)) first.state.push_back("store0");
+    if (rng_.chance(0.5)) {
+      first.repartition_sink.push_back("R0");
+      scenario::Subtopology second;
+      second.id = "1";
+      second.source.push_back("R0");
+      second.state.push_back("store1");
+      s_.subtopologies.push_back(first);
+      s_.subtopologies.push_back(second);
+    } else {
+      s_.subtopologies.push_back(first);
+    }
+    s_.costs.state_bytes = pick(std::vector<std::uint64_t>{0, 1 << 20, 100 << 20});
+    s_.costs.restore_bytes_per_s = pick(std::vector<std::uint64_t>{10 << 20, 100 << 20});
+    s_.costs.changelog_bytes_per_s = pick(std::vector<std::uint64_t>{0, 1 << 20});
   }
 
   std::vector<std::string> subscription() {
     std::vector<std::string> out;
-    if (connect_) return out;  // a Connect worker runs every connector
+    if (connect_ || streams_) return out;  // a Connect worker runs every connector; Streams, its topology
     for (const auto& t : s_.topics)
       if (homogeneous_ || rng_.chance(0.6)) out.push_back(t.name);
     if (out.empty()) out.push_back(pick(s_.topics).name);
@@ -101,6 +127,7 @@ class Generator {
       m.id = fmt::format("m{:03}", i);
       m.subscribe = subscription();
       if (rng_.chance(0.25)) m.instance_id = "i-" + m.id;
+      if (streams_ && i % 2 == 1 && rng_.chance(0.4)) m.process = fmt::format("p{:03}", i - 1);  // two threads of one instance
       if (i > 0 && rng_.chance(0.1)) {
         m.start = between_ms(1000, 30000);
         all_at_zero = false;
@@ -109,7 +136,7 @@ class Generator {
       s_.members.push_back(m);
     }
     next_number_ = n;  // where the loader numbers scale-out members from
-    if (all_at_zero && rng_.chance(0.3)) initial_assignment();
+    if (all_at_zero && !streams_ && rng_.chance(0.3)) initial_assignment();
   }
 
   // Round robin over each resource's subscribers: complete, as a stable group's.
@@ -158,6 +185,10 @@ class Generator {
         ms(std::min<std::int64_t>(consumer_session / 3, pick(std::vector<std::int64_t>{1000, 2000, 5000}))));
     if (rng_.chance(0.3))
       set("group.consumer.migration.policy", pick(std::vector<std::string>{"upgrade", "downgrade", "disabled"}));
+    if (!streams_) return;
+    set("group.streams.session.timeout.ms", ms(pick(std::vector<std::int64_t>{45000, 60000})));
+    set("group.streams.heartbeat.interval.ms", ms(pick(std::vector<std::int64_t>{5000, 15000})));
+    set("num.standby.replicas", std::int64_t{rng_.between(0, 2)});
   }
 
   void network() {
@@ -189,6 +220,7 @@ class Generator {
       const bool migration = k == "upgrade" || k == "rolling-upgrade";
       const bool topics_only = migration || k == "add-partitions" || k == "subscribe";
       if (migration && !classic_) continue;
+      if (streams_ && k == "subscribe") continue;  // a Streams member runs its topology
       if (topics_only && connect_) continue;
       if (rng_.chance(0.5)) enabled_.push_back(k);
     }
@@ -409,6 +441,7 @@ class Generator {
   Scenario s_;
   bool classic_ = true;
   bool connect_ = false;
+  bool streams_ = false;
   bool homogeneous_ = true;
   std::map<std::string, int> partitions_;
   std::map<std::string, Duration> present_;  // as the loader replays membership
