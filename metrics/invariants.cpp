@@ -29,6 +29,7 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
       add({"records", ev.at, "the coordinator's state is not what its records log replays to (lost at a failover)", {"coordinator"}});
     if (ev.kind == "member-removed") {
       const std::string* member = ev.text("member");
+      if (member) removed_.insert(*member);
       const std::string* reason = ev.text("reason");
       if (member && reason && *reason == "left the group" && rules_.static_members.count(*member) != 0)
         add({"static-leave", ev.at, fmt::format("static member {} sent LeaveGroup (KIP-345: static members never do)", *member),
@@ -47,11 +48,39 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
          fmt::format("eager member {} sent JoinGroup still owning {}", ev.actor, fmt::join(ownership.held_by(ev.actor), ",")),
          {ev.actor}});
   check_member_epoch(ev);
+  check_process_copies(ev);
   track_impairment(ev);
   const std::string* error = ev.text("error");
   if (ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
       (ev.kind == "heartbeat" && error != nullptr && *error != "NONE"))
     answers_[ev.actor].push_back(ev.at);
+}
+
+// Streams (KIP-1071): a process never holds two copies of one task (an
+// active and a standby, two standbys) among its members in good standing;
+// the coordinator withholds a task while the asker's process still has it.
+void InvariantChecker::check_process_copies(const TraceEvent& ev) {
+  if (ev.actor == "scenario" && ev.kind == "process") {
+    if (const std::string* m = ev.text("member"); m && ev.text("process")) process_of_[*m] = *ev.text("process");
+    return;
+  }
+  const auto process = process_of_.find(ev.actor);
+  if (process == process_of_.end()) return;
+  if (ev.kind == "joined") removed_.erase(ev.actor);
+  if (ev.kind == "crash" || ev.kind == "stopped") copies_.erase(ev.actor);
+  std::vector<std::string> tasks;
+  for (const char* role : {"resources", "standbys", "warmups"})
+    if (const auto* l = ev.list(role)) tasks.insert(tasks.end(), l->begin(), l->end());
+  if (ev.kind == "revoked" || ev.kind == "lost")
+    for (const auto& t : tasks) copies_[ev.actor].erase(t);
+  if (ev.kind != "assigned") return;
+  for (const auto& t : tasks) {
+    for (const auto& [other, held] : copies_)
+      if (held.count(t) != 0 && removed_.count(other) == 0 && process_of_[other] == process->second)
+        add({"process-copies", ev.at, fmt::format("process {} holds task {} twice ({} and {})", process->second, t, other, ev.actor),
+             {other, ev.actor}});
+    copies_[ev.actor].insert(t);
+  }
 }
 
 // Classic generations and KIP-848 epochs: a generation formed must be newer

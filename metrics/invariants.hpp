@@ -15,7 +15,8 @@
 //   a failover reloaded the one before it is Kafka's behaviour, counted apart);
 //   a member's epochs only grow within one process;
 // - the protocols' own rules: an eager member owns nothing when it sends
-//   JoinGroup; a static member never sends LeaveGroup (KIP-345).
+//   JoinGroup; a static member never sends LeaveGroup (KIP-345); a Streams
+//   process never holds two copies of one task (KIP-1071).
 #pragma once
 
 #include "metrics/ownership.hpp"
@@ -46,7 +47,7 @@ struct InvariantRules {
 };
 
 struct Finding {
-  std::string invariant;  // "double-ownership", "zombie", "generation", "member-epoch", "eager-join", "static-leave", "records"
+  std::string invariant;  // "double-ownership", "zombie", "generation", "member-epoch", "eager-join", "static-leave", "records", "process-copies"
   Time at;
   std::string what;
   std::vector<std::string> members;
@@ -75,6 +76,7 @@ class InvariantChecker {
   void add(Finding f);
   void check_generation(const TraceEvent& ev);
   void check_member_epoch(const TraceEvent& ev);
+  void check_process_copies(const TraceEvent& ev);
   void track_impairment(const TraceEvent& ev);
   void track_lost_message(const TraceEvent& ev);
   void open(const std::string& member, const std::string& what, Time from, std::optional<Time> to = std::nullopt);
@@ -92,6 +94,9 @@ class InvariantChecker {
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
   std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
+  std::map<std::string, std::string> process_of_;          // Streams member -> its process
+  std::map<std::string, std::set<std::string>> copies_;    // Streams member -> tasks it holds, any role
+  std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.
   std::map<std::string, std::vector<Time>> answers_;
 };

@@ -107,6 +107,7 @@ class GroupRun {
     if (streams_) {
       const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state()};
       processes_.push_back(std::make_unique<protocols::streams::StreamsMember>(ctx, c, streams_identity(spec)));
+      trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});
       speaks = processes_.back().get();
     } else if (consumer_ || upgraded_.count(spec.id) != 0) {
       auto& m = make_process<protocols::consumer::ConsumerMember>(consumer_ctx, c);

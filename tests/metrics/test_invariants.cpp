@@ -50,6 +50,27 @@ TEST_CASE("invariants: a resource given to a second member in good standing is a
   CHECK(m.violation->members == std::vector<std::string>{"A", "B"});
 }
 
+TEST_CASE("invariants: a Streams process holding an active and a standby of one task is a violation") {
+  Script t;
+  t.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
+      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
+      .ev(0s, "scenario", "process", {{"member", std::string("B")}, {"process", std::string("q")}})
+      .ev(0s, "A1", "start").ev(0s, "A2", "start").ev(0s, "B", "start");
+  t.owns(1s, "A1", {"T-0"});
+  // A standby of it on another process, and on this one once released: fine.
+  t.ev(2s, "B", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  t.ev(3s, "A1", "revoked", {{"resources", std::vector<std::string>{"T-0"}}});
+  t.ev(4s, "A2", "assigned", {{"generation", std::int64_t{2}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  CHECK_FALSE(check(t).violation);
+  // The same process taking it active while its other thread has the standby.
+  t.owns(5s, "A1", {"T-0"}, 2);
+  const auto m = check(t);
+  REQUIRE(m.violation);
+  CHECK(m.violation->invariant == "process-copies");
+  CHECK(m.violation->at == time_at(5s));
+  CHECK(m.violation->members == std::vector<std::string>{"A2", "A1"});
+}
+
 TEST_CASE("invariants: a coordinator whose state its records log does not replay to is a violation") {
   Script t;
   t.ev(0s, "A", "start").owns(1s, "A", {"T-0", "T-1"}).ev(10s, "coordinator", "failover");
