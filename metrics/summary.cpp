@@ -24,6 +24,7 @@ std::optional<double> value(const Summary& s, std::string_view metric) {
   if (metric == "revocations") return s.revocations;
   if (metric == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
   if (metric == "final-generation") return s.final_generation;
+  if (metric == "restoration") return s.restoration ? std::optional<double>(seconds(*s.restoration)) : std::nullopt;
   if (!s.lag) return std::nullopt;
   if (metric == "lag.peak") return s.lag->peak;
   if (metric == "lag.catch-up") return seconds(s.lag->catch_up);
@@ -115,6 +116,9 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     if ((ev.kind == "joined" || ev.kind == "assigned") && counted) s.protocol_bytes += ev.integer("bytes").value_or(0);
     if (ev.kind == "revoking" && counted)
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
+    if (ev.actor == "scenario" && ev.kind == "process" && !s.restoration) s.restoration = Duration{0};  // a Streams group
+    if (ev.kind == "restoring" && counted)
+      if (auto until = ev.integer("until_us")) *s.restoration += std::min(Time{Duration{*until}}, end) - ev.at;
   }
   s.zombies = ownership.zombies();
   invariants.finish(s.zombies, end);

@@ -38,6 +38,10 @@ struct Summary {
   // stable again (to the window's end for one that never was).
   Duration time_to_stable{0};
   std::vector<Recovery> recoveries;
+  // Streams only: time spent restoring state before processing, summed over
+  // the restorations started in the window (each from `restoring` to the
+  // time it announced; part of the downtime, shown apart from the waiting).
+  std::optional<Duration> restoration;
   std::optional<LagResult> lag;  // only with the scenario's load:
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant

@@ -14,6 +14,7 @@ const std::vector<MetricName>& metric_names() {
       {"time-to-stable", MetricKind::Seconds, "longest time from a disruption until all is processed", true, true},
       {"lag.peak", MetricKind::Count, "peak backlog in messages", true, false, true},
       {"lag.catch-up", MetricKind::Seconds, "longest catch-up time", false, false},
+      {"restoration", MetricKind::Seconds, "Streams: time spent restoring state before processing, summed", true, false},
       {"moves", MetricKind::Count, "ownership transfers between members", true, true},
       {"revocations", MetricKind::Count, "resources revoked", true, true},
       {"protocol-bytes", MetricKind::Count, "JoinGroup and SyncGroup bytes, requests and responses", true, true},

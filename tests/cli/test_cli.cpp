@@ -260,7 +260,7 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
   }
   CHECK(header ==
         "variant,protocol,assignor,rebalances,stop-the-world,downtime.total,downtime.max,downtime.p99,time-to-stable,"
-        "lag.peak,moves,revocations,protocol-bytes,final-generation,invariants");
+        "lag.peak,restoration,moves,revocations,protocol-bytes,final-generation,invariants");
   // Every protocol this version runs, each with its default assignor.
   CHECK(order.size() == 6);
   CHECK(rows.count("consumer/uniform") == 1);

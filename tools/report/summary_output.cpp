@@ -25,6 +25,7 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
     out << fmt::format("lag.peak          {:.0f}\n", m.lag->peak);
     out << fmt::format("lag.catch-up      {}{}\n", format_duration(m.lag->catch_up), m.lag->drained ? "" : " (not drained at the end)");
   }
+  if (m.restoration) out << fmt::format("restoration       {}\n", format_duration(*m.restoration));
   out << fmt::format("moves             {}\n", m.moves);
   out << fmt::format("revocations       {}\n", m.revocations);
   out << fmt::format("protocol-bytes    {}\n", m.protocol_bytes);
