@@ -134,7 +134,7 @@ TEST_CASE("the swarm finds the planted bug within a few hundred seeds and shrink
 
 TEST_CASE("every protocol passes the swarm") {
   // A few hundred seeds each here; README gives the 10,000-seed runs.
-  const auto o = random_campaign({"eager", "cooperative", "deferred", "incremental", "connect", "consumer"}, kSeeds, 2);
+  const auto o = random_campaign({"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"}, kSeeds, 2);
   const auto r = swarm::run_campaign(o);
   for (const auto& f : r.failures) FAIL_CHECK(f.protocol, " seed ", f.seed, ": ", f.verdict.kind, ": ", f.verdict.message);
   std::uint64_t checked = 0, zombies = 0;
