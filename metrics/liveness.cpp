@@ -50,6 +50,8 @@ int resource_count(const scenario::Scenario& s) {
   for (const auto& ev : s.events)
     if (const auto* ap = std::get_if<scenario::AddPartitions>(&ev.action))
       partitions[ap->topic] = std::max(partitions[ap->topic], ap->count);
+    else if (const auto* ct = std::get_if<scenario::CreateTopic>(&ev.action))
+      partitions[ct->topic] = std::max(partitions[ct->topic], ct->partitions);
   int n = 0;
   for (const auto& [t, p] : partitions) n += p;
   for (const auto& c : s.connectors) n += c.tasks + 1;

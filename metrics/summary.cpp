@@ -174,6 +174,7 @@ InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& p
   for (const auto& t : s.topics) resources += t.partitions;
   for (const auto& ev : s.events)
     if (const auto* ap = std::get_if<scenario::AddPartitions>(&ev.action)) resources += ap->count;
+    else if (const auto* ct = std::get_if<scenario::CreateTopic>(&ev.action)) resources += ct->partitions;
   Duration revoke = s.costs.revoke;
   for (const auto& c : s.connectors) {
     resources += c.tasks + 1;

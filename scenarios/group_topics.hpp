@@ -25,6 +25,8 @@ class GroupTopics {
   void initial(const std::vector<std::string>& topics);
   void subscribed(const std::vector<std::string>& topics);
   void add_partitions(const std::string& topic, int count);
+  // A topic comes into existence (Streams: create-topic).
+  void create(const std::string& topic, int partitions) { metadata_[topic] = partitions; }
   // Every resource of the group at the end, in declaration order.
   std::vector<std::string> resources() const;
 

@@ -31,6 +31,7 @@ std::map<std::string, int> largest_partitions(const Scenario& s) {
   for (const auto& t : s.topics) largest[t.name] = t.partitions;
   for (const auto& ev : s.events)
     if (const auto* ap = std::get_if<AddPartitions>(&ev.action)) largest[ap->topic] = std::max(largest[ap->topic], ap->count);
+    else if (const auto* ct = std::get_if<CreateTopic>(&ev.action)) largest[ct->topic] = std::max(largest[ct->topic], ct->partitions);
   return largest;
 }
 

@@ -33,7 +33,7 @@ const Keys kMemberKeys{"id", "subscribe", "instance-id", "rack", "start", "assig
 const Keys kEventActions{"join",        "leave",     "crash",         "bounce",
                          "restart",     "pause",     "slow",          "rolling-bounce",
                          "rolling-restart", "scale-out", "scale-in",  "isolate",
-                         "coordinator-failover", "add-partitions", "subscribe", "upgrade",
+                         "coordinator-failover", "add-partitions", "create-topic", "subscribe", "upgrade",
                          "rolling-upgrade"};
 
 // Config keys whose value is the period of a timer that re-arms itself (a
@@ -70,6 +70,8 @@ class Loader {
   std::vector<std::string> string_list(const YAML::Node& n, std::string_view what);
   void count_listed(const YAML::Node& n, double names);
   bool has_topic(std::string_view name) const { return topic_names_.count(name) != 0; }
+  // Topics a create-topic event brings into existence during the run.
+  void note_created_topics(const YAML::Node& events);
   const YAML::Node* find(const std::vector<std::pair<std::string, YAML::Node>>& e, std::string_view key) const;
   const YAML::Node& require(const std::vector<std::pair<std::string, YAML::Node>>& e, const YAML::Node& map,
                             std::string_view key, std::string_view what) const;
@@ -116,6 +118,7 @@ class Loader {
 
   Scenario s_;
   std::set<std::string, std::less<>> topic_names_;
+  std::set<std::string, std::less<>> created_topics_;
   double listed_ = 0;  // names copied from lists so far, see count_listed
 };
 
@@ -270,6 +273,7 @@ void Loader::top(const YAML::Node& root) {
   if (auto* v = find(e, "costs")) costs(*v);
   if (auto* v = find(e, "load")) load_section(*v);
   if (auto* v = find(e, "topics")) topics(*v);
+  if (auto* v = find(e, "events")) note_created_topics(*v);
   if (auto* v = find(e, "topology")) topology(*v);
   if (auto* v = find(e, "connectors")) connectors(*v);
   members(require(e, root, "members", "a scenario"));
@@ -474,7 +478,17 @@ void Loader::repartition_sinks(const YAML::Node& n, Subtopology& st) {
   }
 }
 
-// A source is a declared topic or another sub-topology's repartition topic;
+// The names only (the events themselves are read later): a topology may read
+// a topic that is created during the run.
+void Loader::note_created_topics(const YAML::Node& events) {
+  if (!events.IsSequence()) return;
+  for (const auto& item : events)
+    if (item.IsMap() && item["create-topic"] && item["create-topic"].IsScalar())
+      created_topics_.insert(item["create-topic"].Scalar());
+}
+
+// A source is a declared topic, one a create-topic event creates, or another
+// sub-topology's repartition topic;
 // anything else is a typo. (A declared topic that does not exist yet is the
 // group's MISSING_SOURCE_TOPICS status, not an error: see
 // protocols/streams/topology.hpp.) A repartition topic is the group's own
@@ -489,12 +503,13 @@ void Loader::check_sources_declared(const YAML::Node& subs) const {
       sinks.insert(r);
     }
   Keys known(topic_names_.begin(), topic_names_.end());
+  known.insert(known.end(), created_topics_.begin(), created_topics_.end());
   known.insert(known.end(), sinks.begin(), sinks.end());
   for (std::size_t i = 0; i < s_.subtopologies.size(); ++i) {
     const auto& st = s_.subtopologies[i];
     for (std::size_t j = 0; j < st.source.size(); ++j) {
       const auto& src = st.source[j];
-      if (!has_topic(src) && sinks.count(src) == 0)
+      if (!has_topic(src) && created_topics_.count(src) == 0 && sinks.count(src) == 0)
         fail(subs[i]["source"][j], fmt::format("subtopology '{}' reads '{}', which is neither a declared topic nor a repartition-sink{}", st.id, src, did_you_mean(src, known)));
     }
   }
@@ -507,7 +522,7 @@ void Loader::check_topology(const YAML::Node& subs) const {
   try {
     const auto topology = streams::Topology::build(subtopology_specs(s_.subtopologies));
     const auto configured = streams::configure(topology, initial_topic_metadata(s_));
-    assert(configured.status != streams::TopologyStatus::MissingSourceTopics);  // every source is declared
+    // Missing source topics are a status (a create-topic event creates them).
     if (configured.status == streams::TopologyStatus::InconsistentInternalTopics)
       fail(subs[configured.failed_subtopology]["copartition"][configured.failed_copartition_group],
            fmt::format("co-partitioned topics do not have the same partition count: {} ({})", configured.status_detail,
@@ -777,7 +792,7 @@ void Loader::events(const YAML::Node& n) {
 }
 
 Event Loader::event(const YAML::Node& n) {
-  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "process", "down", "for", "interval", "batch", "topics", "to", "assignors"};
+  static const Keys kModifiers{"at", "subscribe", "instance-id", "rack", "process", "partitions", "down", "for", "interval", "batch", "topics", "to", "assignors"};
   Keys allowed = kEventActions;
   allowed.insert(allowed.end(), kModifiers.begin(), kModifiers.end());
   const auto e = entries(n, "an event", allowed);
@@ -804,7 +819,7 @@ Event Loader::event(const YAML::Node& n) {
       {"bounce", {"down"}}, {"restart", {"down"}}, {"pause", {"for"}}, {"slow", {"batch", "for"}},
       {"rolling-bounce", {"down", "interval"}}, {"rolling-restart", {"down", "interval"}},
       {"scale-out", {"subscribe"}}, {"scale-in", {}}, {"isolate", {"for"}}, {"coordinator-failover", {"down"}},
-      {"add-partitions", {}}, {"subscribe", {"topics"}}, {"upgrade", {"to", "down", "assignors"}},
+      {"add-partitions", {}}, {"create-topic", {"partitions"}}, {"subscribe", {"topics"}}, {"upgrade", {"to", "down", "assignors"}},
       {"rolling-upgrade", {"to", "down", "interval", "assignors"}}};
   const Keys& ok = takes.at(ev.kind);
   for (const auto& [k, v] : e) {
@@ -895,6 +910,18 @@ Event Loader::event(const YAML::Node& n) {
     }
     ap.count = static_cast<int>(integer(require(ae, arg, "count", "add-partitions"), "count", 1, kMaxPartitions));
     ev.action = ap;
+  } else if (ev.kind == "create-topic") {
+    CreateTopic ct;
+    ct.topic = identifier(arg, "the created topic");
+    if (s_.subtopologies.empty())
+      fail(arg, "create-topic makes a topic a Streams topology reads; this scenario has no topology");
+    if (has_topic(ct.topic))
+      fail(arg, fmt::format("topic '{}' is declared in topics: and exists from the start; create-topic is for one that does not", ct.topic));
+    bool read = false;
+    for (const auto& st : s_.subtopologies) read |= std::find(st.source.begin(), st.source.end(), ct.topic) != st.source.end();
+    if (!read) fail(arg, fmt::format("no sub-topology reads '{}'", ct.topic));
+    ct.partitions = static_cast<int>(integer(need("partitions"), "partitions", 1, kMaxPartitions));
+    ev.action = ct;
   } else if (ev.kind == "subscribe") {
     Subscribe sub{member_id(), string_list(need("topics"), "topics")};
     subscriptions(need("topics"), sub.topics);
@@ -1115,6 +1142,10 @@ void Loader::check_members_over_time() {
             if (a.count <= p)
               fail(ev.mark, fmt::format("add-partitions: topic '{}' already has {} partitions at {}; count is the new total and must be larger", a.topic, p, format_duration(ev.at)));
             p = a.count;
+          } else if constexpr (std::is_same_v<A, CreateTopic>) {
+            if (partitions.count(a.topic) != 0)
+              fail(ev.mark, fmt::format("create-topic: topic '{}' exists already at {}", a.topic, format_duration(ev.at)));
+            partitions[a.topic] = a.partitions;
           } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
           } else {
             check(ev, a.member);

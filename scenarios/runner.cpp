@@ -243,6 +243,10 @@ class GroupRun {
             disruption("add-partitions", a.topic);
             topics_.add_partitions(a.topic, a.count);
             if (streams_) streams_->topics_changed(trace_, kernel_.now());
+          } else if constexpr (std::is_same_v<A, CreateTopic>) {
+            disruption("create-topic", a.topic);
+            topics_.create(a.topic, a.partitions);
+            streams_->topics_changed(trace_, kernel_.now());
           } else if constexpr (std::is_same_v<A, CoordinatorFailover>) {
             disruption("coordinator-failover", "");
             host_.failover(a.down);

@@ -111,6 +111,9 @@ struct ScaleIn { std::vector<std::string> members; };
 struct Isolate { std::string member; Duration length{0}; };
 struct CoordinatorFailover { Duration down{0}; };
 struct AddPartitions { std::string topic; int count = 0; };
+// Streams: a topic the topology reads comes into existence (until then the
+// group is in MISSING_SOURCE_TOPICS, without tasks).
+struct CreateTopic { std::string topic; int partitions = 0; };
 struct Subscribe { std::string member; std::vector<std::string> topics; };
 // `assignors`: the list the members restart with (classic upgrades; empty:
 // the upgrade's default, see scenarios/assignor_lists.hpp).
@@ -118,7 +121,7 @@ struct Upgrade { std::vector<std::string> members; std::string to; Duration down
 struct RollingUpgrade { Targets members; std::string to; Duration down{0}; Duration interval{0}; std::vector<std::string> assignors; Mark assignors_mark; };
 
 using EventAction = std::variant<Join, Leave, Crash, Bounce, Restart, Pause, Slow, RollingBounce, RollingRestart,
-                                 ScaleOut, ScaleIn, Isolate, CoordinatorFailover, AddPartitions, Subscribe, Upgrade,
+                                 ScaleOut, ScaleIn, Isolate, CoordinatorFailover, AddPartitions, CreateTopic, Subscribe, Upgrade,
                                  RollingUpgrade>;
 
 struct Event {

@@ -284,6 +284,10 @@ class Writer {
     key("count", std::to_string(a.count));
     out_ << YAML::EndMap;
   }
+  void action(const CreateTopic& a) {
+    key("create-topic", a.topic);
+    key("partitions", std::to_string(a.partitions));
+  }
   void action(const Subscribe& a) {
     key("subscribe", a.member);
     list("topics", a.topics);

@@ -115,4 +115,25 @@ TEST_CASE("streams: a coordinator failover mid-reconciliation replays the group 
   CHECK(loaded_reconciling);  // the new coordinator took over in the middle
   CHECK_FALSE(diverged);
 }
+TEST_CASE("streams: a missing source topic leaves the group without tasks until create-topic makes it") {
+  const auto x = testing::run(R"(
+name: streams-create
+duration: 2m
+protocol: streams
+topics: [{name: T, partitions: 2}]
+topology: {subtopologies: [{id: "0", source: [T, U]}]}
+members: [{id: A}, {id: B}]
+events: [{at: 30s, create-topic: U, partitions: 4}]
+)");
+  std::string statuses;
+  for (const auto& ev : x.r.trace.events())
+    if (ev.kind == "status" && ev.actor == "A")
+      if (const auto* l = ev.list("status")) statuses += fmt::format("{} [{}]\n", format_time(ev.at), fmt::join(*l, ","));
+  CHECK(statuses == "0.002s [MISSING_SOURCE_TOPICS]\n30.002s []\n");
+  const std::string t = tasks_timeline(x.r);
+  CHECK(t.rfind("30.", 0) == 0);  // nothing is assigned before the topic exists
+  CHECK(x.r.resources == std::vector<std::string>{"0_0", "0_1", "0_2", "0_3"});  // the most partitions among its sources
+  CHECK(x.m.final_assignment.at("A").size() + x.m.final_assignment.at("B").size() == 4);
+  CHECK_FALSE(x.m.violation);
+}
 }

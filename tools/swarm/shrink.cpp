@@ -42,7 +42,7 @@ std::optional<Event> without_member(Event ev, const std::string& id) {
           a.members.all = false;
           keep = !a.members.ids.empty();
         } else if constexpr (std::is_same_v<A, sc::ScaleOut> || std::is_same_v<A, sc::CoordinatorFailover> ||
-                             std::is_same_v<A, sc::AddPartitions>) {
+                             std::is_same_v<A, sc::AddPartitions> || std::is_same_v<A, sc::CreateTopic>) {
         } else {
           keep = a.member != id;
         }
