@@ -25,6 +25,8 @@ std::optional<double> value(const Summary& s, std::string_view metric) {
   if (metric == "protocol-bytes") return static_cast<double>(s.protocol_bytes);
   if (metric == "final-generation") return s.final_generation;
   if (metric == "restoration") return s.restoration ? std::optional<double>(seconds(*s.restoration)) : std::nullopt;
+  if (metric == "target-batch.max") return s.target_batch_max ? std::optional<double>(static_cast<double>(*s.target_batch_max)) : std::nullopt;
+  if (metric == "target-batch.over-limit") return s.target_batch_max ? std::optional<double>(s.target_batch_over_limit) : std::nullopt;
   if (!s.lag) return std::nullopt;
   if (metric == "lag.peak") return s.lag->peak;
   if (metric == "lag.catch-up") return seconds(s.lag->catch_up);
@@ -111,7 +113,11 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
       watch.apply(ev, ownership);
       s.window_start = watch.first();
     }
-    if (ev.actor == "coordinator" && ev.kind == "generation") s.final_generation = static_cast<int>(ev.integer("generation").value_or(0));
+    if (ev.actor == "coordinator" && ev.kind == "generation") {
+      s.final_generation = static_cast<int>(ev.integer("generation").value_or(0));
+      if (auto bytes = ev.integer("target-bytes")) s.target_batch_max = std::max(s.target_batch_max.value_or(0), *bytes);
+    }
+    if (ev.actor == "coordinator" && ev.kind == "batch-too-large") ++s.target_batch_over_limit;
     if (ev.actor == "coordinator" && ev.kind == "stable" && counted) ++s.rebalances;
     if ((ev.kind == "joined" || ev.kind == "assigned") && counted) s.protocol_bytes += ev.integer("bytes").value_or(0);
     if (ev.kind == "revoking" && counted)

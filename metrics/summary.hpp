@@ -42,6 +42,11 @@ struct Summary {
   // the restorations started in the window (each from `restoring` to the
   // time it announced; part of the downtime, shown apart from the waiting).
   std::optional<Duration> restoration;
+  // Consumer and Streams groups: the largest target assignment batch the
+  // coordinator wrote (bytes, with Kafka's encodings), and how many batches
+  // were over message.max.bytes, over the whole run.
+  std::optional<std::int64_t> target_batch_max;
+  int target_batch_over_limit = 0;
   std::optional<LagResult> lag;  // only with the scenario's load:
   std::map<std::string, std::vector<std::string>> final_assignment;  // member -> resources
   std::optional<Violation> violation;  // the first broken safety invariant

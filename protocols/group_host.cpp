@@ -35,8 +35,18 @@ streams::StreamsCoordinator* GroupHost::streams() const {
   return c ? c->get() : nullptr;
 }
 
+// An epoch group writes its records where the run asks, under the group's id.
+template <class Group>
+std::unique_ptr<Group> GroupHost::with_records(std::unique_ptr<Group> g) const {
+  g->write_records_to(config_.records_out);
+  g->limit_batches_to(config_.max_batch_bytes);
+  return g;
+}
+
 GroupHost::Streams GroupHost::make_streams() const {
-  return std::make_unique<streams::StreamsCoordinator>(kernel_, trace_, cluster_, *topology_, config_.streams);
+  streams::CoordinatorConfig c = config_.streams;
+  c.group_id = config_.group_id;
+  return with_records(std::make_unique<streams::StreamsCoordinator>(kernel_, trace_, cluster_, *topology_, c));
 }
 
 GroupHost::Classic GroupHost::make_classic() const {
@@ -44,7 +54,9 @@ GroupHost::Classic GroupHost::make_classic() const {
 }
 
 GroupHost::Consumer GroupHost::make_consumer() const {
-  return std::make_unique<consumer::ConsumerCoordinator>(kernel_, trace_, cluster_, consumer_assignor_, config_.consumer);
+  consumer::CoordinatorConfig c = config_.consumer;
+  c.group_id = config_.group_id;
+  return with_records(std::make_unique<consumer::ConsumerCoordinator>(kernel_, trace_, cluster_, consumer_assignor_, c));
 }
 
 void GroupHost::emit(std::string kind, std::vector<TraceField> fields) {

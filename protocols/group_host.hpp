@@ -41,6 +41,9 @@ struct HostConfig {
   consumer::CoordinatorConfig consumer;
   streams::CoordinatorConfig streams;
   std::string migration_policy = "bidirectional";  // group.consumer.migration.policy
+  std::string group_id = "group";                  // group.id: the key of every record
+  std::size_t max_batch_bytes = epoch::kDefaultMaxBatchBytes;  // message.max.bytes
+  epoch::RecordsOut* records_out = nullptr;        // `run --records`
 };
 
 class GroupHost final : public classic::ClassicEndpoint,
@@ -102,6 +105,8 @@ class GroupHost final : public classic::ClassicEndpoint,
   Consumer make_consumer() const;
   Streams make_streams() const;
   bool allows(const char* way) const;
+  template <class Group>
+  std::unique_ptr<Group> with_records(std::unique_ptr<Group> g) const;
   void emit(std::string kind, std::vector<TraceField> fields);
   void convert_to_consumer();
   void replace_with_new_consumer_group();

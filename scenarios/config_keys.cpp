@@ -29,6 +29,8 @@ const std::vector<ConfigKey>& config_keys() {
       {"group.consumer.session.timeout.ms", ConfigKind::Millis, "KIP-848 session timeout (45000)", Duration{45s}, std::nullopt},
       {"group.consumer.heartbeat.interval.ms", ConfigKind::Millis, "KIP-848 heartbeat interval (5000)", Duration{5s}, std::nullopt},
       {"group.consumer.migration.policy", ConfigKind::Text, "KIP-848 online migration policy (bidirectional)", std::string("bidirectional"), std::nullopt},
+      {"group.id", ConfigKind::Text, "the group's id, the key of its records (default: the scenario's name)", std::string(""), std::nullopt},
+      {"message.max.bytes", ConfigKind::Integer, "broker: largest record batch; a bigger target assignment batch is flagged (1048588)", I{1048588}, std::nullopt},
       {"group.streams.session.timeout.ms", ConfigKind::Millis, "KIP-1071 session timeout (45000)", Duration{45s}, std::nullopt},
       {"group.streams.heartbeat.interval.ms", ConfigKind::Millis, "KIP-1071 heartbeat interval (5000)", Duration{5s}, std::nullopt},
       {"group.streams.initial.rebalance.delay.ms", ConfigKind::Millis, "KIP-1071 initial rebalance delay (3000)", Duration{3s}, std::nullopt},

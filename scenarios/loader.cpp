@@ -334,6 +334,9 @@ void Loader::config(const YAML::Node& n) {
         if (key == "group.consumer.migration.policy" && t != "bidirectional" && t != "upgrade" && t != "downgrade" &&
             t != "disabled")
           fail(v, fmt::format("{} must be bidirectional, upgrade, downgrade or disabled, got '{}'", what, t));
+        // A record key's string: int16 length, and Kafka refuses an empty id.
+        if (key == "group.id" && (t.empty() || t.size() > 32767))
+          fail(v, fmt::format("{} must be 1 to 32767 bytes, got {}", what, t.size()));
         value = t;
         break;
       }

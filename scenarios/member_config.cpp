@@ -71,6 +71,9 @@ protocols::HostConfig host_config(const Scenario& s) {
   c.streams.session_timeout = config_millis(s, "group.streams.session.timeout.ms");
   c.streams.heartbeat_interval = config_millis(s, "group.streams.heartbeat.interval.ms");
   c.streams.num_standby_replicas = static_cast<int>(config_integer(s, "num.standby.replicas"));
+  c.group_id = config_text(s, "group.id");
+  if (c.group_id.empty()) c.group_id = s.name;
+  c.max_batch_bytes = static_cast<std::size_t>(config_integer(s, "message.max.bytes"));
   return c;
 }
 

@@ -18,6 +18,8 @@ const std::vector<MetricName>& metric_names() {
       {"moves", MetricKind::Count, "ownership transfers between members", true, true},
       {"revocations", MetricKind::Count, "resources revoked", true, true},
       {"protocol-bytes", MetricKind::Count, "JoinGroup and SyncGroup bytes, requests and responses", true, true},
+      {"target-batch.max", MetricKind::Count, "consumer, streams: largest target assignment record batch, bytes (whole run)", false, false},
+      {"target-batch.over-limit", MetricKind::Count, "consumer, streams: target assignment batches over message.max.bytes (whole run)", false, true},
       {"final-generation", MetricKind::Count, "classic generation id, or group epoch, at the end", true, false},
       {"invariants", MetricKind::Invariants, "ok, or the first violation"},
       {"final-assignment", MetricKind::Assignment, "ownership at the end of the run"},

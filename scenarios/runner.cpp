@@ -27,15 +27,17 @@ namespace {
 
 class GroupRun {
  public:
-  GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed)
+  GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed, std::ostream* records)
       : s_(s),
+        records_(records ? std::make_unique<protocols::epoch::RecordsOut>(*records) : nullptr),
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
         consumer_(protocol == "consumer"),
         topics_(s, kernel_, trace_),
         streams_(protocol == "streams" ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
         assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
-        host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_, host_config(s)),
+        host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_,
+              host_config(s, records_.get())),
         protocol_name_(std::move(protocol)),
         lists_(s, protocol_name_, assignor) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
@@ -288,7 +290,14 @@ class GroupRun {
     else member(id).upgrade(down);
   }
 
+  static protocols::HostConfig host_config(const Scenario& s, protocols::epoch::RecordsOut* records) {
+    protocols::HostConfig c = scenario::host_config(s);
+    c.records_out = records;
+    return c;
+  }
+
   const Scenario& s_;
+  std::unique_ptr<protocols::epoch::RecordsOut> records_;  // `run --records`
   Kernel kernel_;
   Trace trace_;
   Network network_;
@@ -317,7 +326,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   check_supported(scenario, protocol, assignor);
   check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
-  GroupRun group(scenario, protocol, assignor, seed);
+  GroupRun group(scenario, protocol, assignor, seed, options.records);
   return group.run(seed, assignor, options.progress);
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct RunOptions {
   // long run shows progress. The run is the same with or without it (the
   // kernel runs to each slice's end exactly as it runs to the horizon).
   std::function<void(Time now, Time horizon)> progress;
+  // Where the group's records go, as JSON lines (consumer and streams
+  // groups: the records Kafka writes to __consumer_offsets); none: nowhere.
+  std::ostream* records = nullptr;
 };
 
 struct RunResult {

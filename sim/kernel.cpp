@@ -28,9 +28,9 @@ std::uint64_t Kernel::run_until(Time horizon) {
     if (queue_.next_time() != now_) at_instant_ = 0;
     queue_.run_next(now_);
     ++n;
+    ++executed_;  // during an event: the events before it (what tells one event's work from the next's)
     count_instant();
   }
-  executed_ += n;
   if (horizon > now_) now_ = horizon;
   return n;
 }
@@ -41,9 +41,9 @@ std::uint64_t Kernel::run(std::uint64_t max_events) {
     if (queue_.next_time() != now_) at_instant_ = 0;
     queue_.run_next(now_);
     ++n;
+    ++executed_;
     count_instant();
   }
-  executed_ += n;
   return n;
 }
 

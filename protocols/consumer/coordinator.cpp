@@ -1,5 +1,7 @@
 #include "protocols/consumer/coordinator.hpp"
 
+#include "protocols/consumer/records.hpp"
+
 #include "protocols/assignors/java_order.hpp"
 #include "protocols/assignors/server.hpp"
 
@@ -139,6 +141,10 @@ void ConsumerCoordinator::adopt_classic_group(int generation, const std::vector<
   emit("converted", {{"from", std::string("classic")}, {"epoch", generation}});
   continue_stable(generation);
   seed_stable(members, false);
+}
+
+std::vector<epoch::CoordinatorRecord> ConsumerCoordinator::coordinator_records(const Record& r, bool json) const {
+  return consumer::coordinator_records(r, RecordContext{config_.group_id, std::string(assignor_.name())}, json);
 }
 
 }  // namespace rsim::protocols::consumer

@@ -23,6 +23,7 @@ namespace rsim::protocols::consumer {
 struct CoordinatorConfig {
   Duration session_timeout = std::chrono::seconds(45);     // group.consumer.session.timeout.ms
   Duration heartbeat_interval = std::chrono::seconds(5);   // group.consumer.heartbeat.interval.ms
+  std::string group_id = "group";
 };
 
 class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch::EpochGroup<Partitions> {
@@ -49,6 +50,8 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   // Called when a member leaves or is fenced and every member left speaks
   // the classic protocol (the group may turn classic again).
   void on_classic_only(std::function<void()> hook) { classic_only_ = std::move(hook); }
+
+  std::vector<epoch::CoordinatorRecord> coordinator_records(const Record& r, bool json) const override;
 
  private:
   Metadata group_metadata() const override;

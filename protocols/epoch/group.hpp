@@ -11,6 +11,7 @@
 #pragma once
 
 #include "protocols/epoch/heartbeat.hpp"
+#include "protocols/epoch/coordinator_record.hpp"
 #include "protocols/epoch/records.hpp"
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
@@ -52,6 +53,14 @@ class EpochGroup {
   const GroupImage<T>& state() const { return state_; }
   std::uint64_t next_member_number() const { return next_member_number_; }
   void continue_member_numbers(std::uint64_t n) { next_member_number_ = n; }
+  // Where the records go as Kafka writes them (`run --records`; none: not
+  // written), and the largest batch __consumer_offsets takes
+  // (message.max.bytes): a target assignment batch past it is flagged.
+  void write_records_to(RecordsOut* out) { records_out_ = out; }
+  void limit_batches_to(std::size_t max_batch_bytes) { max_batch_bytes_ = max_batch_bytes; }
+  // What one record of the log is in __consumer_offsets (the protocol's
+  // record types; JSON only when asked).
+  virtual std::vector<CoordinatorRecord> coordinator_records(const Record<T>& r, bool json) const = 0;
 
  protected:
   EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout);
@@ -112,8 +121,9 @@ class EpochGroup {
     std::unique_ptr<Timer> session, rebalance;
   };
 
-  void append(Record<T> r) { log_.push_back(std::move(r)); }
+  void append(Record<T> r);
   void compute_target();
+  void flag_target_batch(const std::vector<CoordinatorRecord>& batch, std::size_t members);
   void write_target(const std::string& member_id, const Assignment& target);
   void reconcile(MemberView& m, const std::optional<Owned>& owned);
   void next_assignment(MemberView& m, const std::optional<Owned>& owned);
@@ -128,6 +138,8 @@ class EpochGroup {
   Duration session_timeout_;
   std::map<std::string, Timers> timers_;
   std::vector<Record<T>> log_;
+  RecordsOut* records_out_ = nullptr;
+  std::size_t max_batch_bytes_ = kDefaultMaxBatchBytes;
   std::uint64_t next_member_number_ = 0;
   GroupState group_state_ = GroupState::Empty;
   int last_stable_epoch_ = -1;

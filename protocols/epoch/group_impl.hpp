@@ -27,6 +27,14 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
   return Error::None;
 }
 
+// Into the log, and (when asked) out as Kafka's records, batched by the
+// coordinator operation (kernel event) that wrote them.
+template <class T>
+void EpochGroup<T>::append(Record<T> r) {
+  if (records_out_) records_out_->write(kernel_.now().time_since_epoch().count(), kernel_.executed(), coordinator_records(r, true));
+  log_.push_back(std::move(r));
+}
+
 template <class T>
 void EpochGroup<T>::bump_group_epoch(const std::string& why) {
   ++state_.group_epoch;
@@ -170,18 +178,42 @@ void EpochGroup<T>::compute_target() {
   std::optional<Targets> targets = assign();
   if (!targets) return;
   std::vector<std::string> members;
+  std::vector<CoordinatorRecord> batch;  // the design's one batch: changed members' targets, then the epoch
+  auto add_to_batch = [&](const Record<T>& r) {
+    for (auto& k : coordinator_records(r, false)) batch.push_back(std::move(k));
+  };
   for (auto& [member_id, target] : *targets) {
     auto& slot = state_.target[member_id];
     if (slot != target) {
       slot = std::move(target);
       write_target(member_id, slot);
+      add_to_batch(log_.back());
     }
     members.push_back(state_.members.at(member_id).client_id);
   }
   state_.target_epoch = state_.group_epoch;
   append(TargetEpochRecord{state_.target_epoch});
+  add_to_batch(log_.back());
   std::sort(members.begin(), members.end());
-  emit("generation", {{"generation", state_.target_epoch}, {"members", members}});
+  emit("generation", {{"generation", state_.target_epoch},
+                      {"members", members},
+                      {"target-records", static_cast<std::int64_t>(batch.size())},
+                      {"target-bytes", static_cast<std::int64_t>(batch_bytes(batch))}});
+  flag_target_batch(batch, members.size());
+}
+
+// The target assignment must be written atomically, in one batch no larger
+// than the partition takes. Kafka fails that write (and the heartbeat); the
+// simulator flags it and goes on, so the rest of the run can still be read.
+template <class T>
+void EpochGroup<T>::flag_target_batch(const std::vector<CoordinatorRecord>& batch, std::size_t members) {
+  const std::size_t bytes = batch_bytes(batch);
+  if (bytes <= max_batch_bytes_) return;
+  emit("batch-too-large", {{"generation", state_.target_epoch},
+                           {"bytes", static_cast<std::int64_t>(bytes)},
+                           {"limit", static_cast<std::int64_t>(max_batch_bytes_)},
+                           {"records", static_cast<std::int64_t>(batch.size())},
+                           {"members", static_cast<std::int64_t>(members)}});
 }
 
 // CurrentAssignmentBuilder.build: UNREVOKED waits until the member stops

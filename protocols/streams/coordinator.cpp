@@ -1,5 +1,7 @@
 #include "protocols/streams/coordinator.hpp"
 
+#include "protocols/streams/records.hpp"
+
 namespace rsim::protocols::streams {
 
 StreamsCoordinator::StreamsCoordinator(Kernel& kernel, Trace& trace, const std::map<std::string, int>& cluster,
@@ -127,6 +129,10 @@ std::optional<StreamsCoordinator::Targets> StreamsCoordinator::assign() {
     targets.emplace_back(id, it != a.end() ? it->second : TasksTuple{});
   }
   return targets;
+}
+
+std::vector<epoch::CoordinatorRecord> StreamsCoordinator::coordinator_records(const Record& r, bool json) const {
+  return streams::coordinator_records(r, RecordContext{config_.group_id, &topology_, config_.num_standby_replicas}, json);
 }
 
 }  // namespace rsim::protocols::streams

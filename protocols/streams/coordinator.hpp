@@ -26,6 +26,7 @@ struct CoordinatorConfig {
   Duration session_timeout = std::chrono::seconds(45);    // group.streams.session.timeout.ms
   Duration heartbeat_interval = std::chrono::seconds(5);  // group.streams.heartbeat.interval.ms
   int num_standby_replicas = kNumStandbyReplicasDefault;  // group.streams.num.standby.replicas
+  std::string group_id = "group";                         // the application.id
 };
 
 class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
@@ -37,6 +38,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
 
   void handle_heartbeat(HeartbeatRequest req, Reply reply);
   const ConfiguredTopology& configured() const { return configured_; }
+  std::vector<epoch::CoordinatorRecord> coordinator_records(const Record& r, bool json) const override;
 
  private:
   GroupMetadata group_metadata() const override;

@@ -63,6 +63,7 @@ struct RunArgs {
   std::string out_dir;
   std::string trace_file;
   std::string html_file;
+  std::string records_file;
   bool heartbeats = false;
 };
 
@@ -142,6 +143,12 @@ int cmd_run(const RunArgs& a) {
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 
+  std::ofstream records;
+  if (!a.records_file.empty()) {
+    records.open(a.records_file, std::ios::binary);
+    if (!records) throw UsageError(fmt::format("--records: cannot write {}", a.records_file));
+    o.records = &records;
+  }
   const auto run = [&] {
     sweep::Progress progress("run", ::isatty(STDERR_FILENO) != 0, "simulated s");
     o.progress = [&](Time now, Time horizon) {
@@ -151,6 +158,9 @@ int cmd_run(const RunArgs& a) {
   }();
   const auto summary = metrics::summarize(s, run);
   const auto expect = metrics::evaluate(s, summary);
+  if (records.is_open() && records.tellp() == 0)
+    std::cerr << fmt::format("--records: the {} group wrote no records (only consumer and streams groups' records "
+                             "are modelled)\n", run.protocol);
 
   report::TimelineOptions topts{a.heartbeats};
   std::ostringstream text, jsonl, table, json;
@@ -702,11 +712,14 @@ int main(int argc, char** argv) {
   run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
   run->add_option("--trace", run_args.trace_file, "write a Perfetto / Chrome trace-event JSON file (ui.perfetto.dev)");
   run->add_option("--html", run_args.html_file, "write a self-contained HTML report");
+  run->add_option("--records", run_args.records_file,
+                  "write the group's records (consumer, streams) as Kafka writes them, one JSON line each");
   run->footer("Examples:\n"
               "  rebalance-sim run scenarios/quickstart.yaml --timeline text\n"
               "  rebalance-sim run scenarios/quickstart.yaml --seed 7 --timeline jsonl\n"
               "  rebalance-sim run scenarios/quickstart.yaml --format json --out results/\n"
-              "  rebalance-sim run scenarios/rolling-bounce.yaml --trace rolling-bounce.trace.json");
+              "  rebalance-sim run scenarios/rolling-bounce.yaml --trace rolling-bounce.trace.json\n"
+              "  rebalance-sim run scenarios/streams/scale-out.yaml --records records.jsonl");
 
   CompareArgs compare_args;
   auto* compare = app.add_subcommand("compare", "Run several protocol/assignor variants on one scenario and seed, side by side");

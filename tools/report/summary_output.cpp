@@ -29,6 +29,9 @@ void write_summary_table(std::ostream& out, const scenario::Scenario& s, const s
   out << fmt::format("moves             {}\n", m.moves);
   out << fmt::format("revocations       {}\n", m.revocations);
   out << fmt::format("protocol-bytes    {}\n", m.protocol_bytes);
+  if (m.target_batch_max)
+    out << fmt::format("target-batch.max  {} bytes{}\n", *m.target_batch_max,
+                       m.target_batch_over_limit ? fmt::format(" ({} over message.max.bytes)", m.target_batch_over_limit) : "");
   out << fmt::format("final-generation  {}\n", m.final_generation);
   out << fmt::format("invariants        {}\n", m.violation ? metrics::describe(*m.violation) : std::string("ok"));
   out << fmt::format("zombies           {}\n", m.zombies.size());
