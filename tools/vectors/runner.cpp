@@ -1,6 +1,7 @@
 #include "tools/vectors/runner.hpp"
 
 #include "tools/vectors/connect_cases.hpp"
+#include "tools/vectors/ha_cases.hpp"
 #include "tools/vectors/streams_cases.hpp"
 
 #include "protocols/assignors/assignor.hpp"
@@ -53,12 +54,19 @@ struct Target {
   std::string name;
   protocols::Family family;
   bool connect = false;
+  bool high_availability = false;  // Streams' classic HighAvailabilityTaskAssignor
 };
 
 // "range (client, eager)", "uniform (server-side, ...)", "streams group
 // (KIP-1071) server-side 'sticky' task assignor", "Kafka Connect ...".
 Target parse_target(const std::string& text) {
   Target t;
+  if (text.find("HighAvailabilityTaskAssignor") != std::string::npos) {
+    t.name = "high-availability";
+    t.family = protocols::Family::Classic;
+    t.high_availability = true;
+    return t;
+  }
   if (text.find("Connect") != std::string::npos) {
     t.name = "connect";
     t.family = protocols::Family::Classic;
@@ -106,11 +114,14 @@ class FileRunner {
     out.file = path_;
     ConnectCases connect(path_);
     const StreamsCases streams(path_);
+    const HighAvailabilityCases high_availability(path_);
     for (const auto& c : root["cases"]) {
       for (const auto& t : targets) {
         try {
           if (t.connect)
             out.cases.push_back(connect.run(c));
+          else if (t.high_availability)
+            out.cases.push_back(high_availability.run(c));
           else if (t.family == protocols::Family::Streams)
             out.cases.push_back(streams.run(c));
           else

@@ -1,0 +1,196 @@
+#include "protocols/streams/ha_assignor.hpp"
+
+#include "protocols/streams/constrained_priority_set.hpp"
+#include "protocols/streams/ha_task_movement.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace rsim::protocols::streams::ha {
+
+namespace {
+
+ClientStates client_states(const std::map<ProcessId, ClientInput>& clients) {
+  ClientStates out;
+  for (const auto& [id, c] : clients) out.emplace(id, ClientState(c.capacity, c.lags));
+  return out;
+}
+
+// Round-robin in (task, process id) order gives each client its share before
+// the thread-aware balancing below evens it out by capacity.
+void round_robin_stateful_actives(ClientStates& clients, const OrderedTasks& stateful) {
+  auto next = clients.begin();
+  for (const auto& task : stateful) {
+    if (next == clients.end()) next = clients.begin();
+    (next++)->second.assign_active(task);
+  }
+}
+
+// HighAvailabilityTaskAssignor.shouldMoveATask: only a move that lowers the
+// load skew between the two clients without reversing it.
+bool should_move_a_task(const ClientState& source, const ClientState& destination) {
+  const double skew = source.assigned_load() - destination.assigned_load();
+  if (skew <= 0) return false;
+  const double at_destination = (destination.assigned_count() + 1.0) / destination.capacity();
+  const double at_source = (source.assigned_count() - 1.0) / source.capacity();
+  const double proposed_skew = at_source - at_destination;
+  return proposed_skew >= 0 && proposed_skew < skew;
+}
+
+// A role's accessors, so one balancing loop serves actives and standbys.
+struct Role {
+  const OrderedTasks& (ClientState::*tasks)() const;
+  void (ClientState::*unassign)(const TaskId&);
+  void (ClientState::*assign)(const TaskId&);
+};
+constexpr Role kActive{&ClientState::active, &ClientState::unassign_active, &ClientState::assign_active};
+constexpr Role kStandby{&ClientState::standby, &ClientState::unassign_standby, &ClientState::assign_standby};
+
+// Moves tasks of one client to another, lowest task first, while that
+// improves their skew; returns whether any moved.
+bool balance_pair(ClientState& source, ClientState& destination, const Role& role) {
+  bool moved = false;
+  const OrderedTasks snapshot = (source.*role.tasks)();
+  for (auto it = snapshot.begin(); it != snapshot.end() && should_move_a_task(source, destination); ++it) {
+    if (destination.has_assigned(*it)) continue;
+    (source.*role.unassign)(*it);
+    (destination.*role.assign)(*it);
+    moved = true;
+  }
+  return moved;
+}
+
+// balanceTasksOverThreads: passes over every (source, destination) pair in
+// process id order until one pass moves nothing. Each move lowers the sum of
+// squared loads, so the loop ends; the bound guards that argument.
+void balance_over_threads(ClientStates& clients, const Role& role) {
+  const std::size_t pass_limit = 1'000'000;
+  for (std::size_t pass = 0;; ++pass) {
+    if (pass == pass_limit) throw std::logic_error("balancing tasks over threads does not converge");
+    bool moved = false;
+    for (auto& [source_id, source] : clients)
+      for (auto& [destination_id, destination] : clients)
+        if (source_id != destination_id) moved = balance_pair(source, destination, role) || moved;
+    if (!moved) return;
+  }
+}
+
+std::vector<ProcessId> ids(const ClientStates& clients) {
+  std::vector<ProcessId> out;
+  for (const auto& [id, _] : clients) out.push_back(id);
+  return out;
+}
+
+// DefaultStandbyTaskAssignor: each stateful task in order takes its standbys
+// on the least loaded clients that hold no copy of it yet; a shortage of
+// clients leaves standbys out (Kafka logs a warning).
+void assign_standbys(ClientStates& clients, const OrderedTasks& stateful, int num_standby_replicas) {
+  ConstrainedPrioritySet by_load([&clients](const ProcessId& c, const TaskId& t) { return !clients.at(c).has_assigned(t); },
+                                 [&clients](const ProcessId& c) { return clients.at(c).assigned_load(); });
+  by_load.offer_all(ids(clients));
+  for (const auto& task : stateful) {
+    for (int placed = 0; placed < num_standby_replicas; ++placed) {
+      const auto client = by_load.poll(task);
+      if (!client) break;
+      clients.at(*client).assign_standby(task);
+      by_load.offer(*client);
+    }
+  }
+}
+
+LagTables lag_tables(const ClientStates& clients, const OrderedTasks& stateful, std::int64_t acceptable_recovery_lag) {
+  LagTables t;
+  for (const auto& task : stateful) {
+    auto& caught = t.caught_up[task];
+    auto& by_lag = t.by_lag[task];
+    for (const auto& [id, state] : clients) {
+      if (caught_up(state.lag_for(task), acceptable_recovery_lag)) caught.insert(id);
+      by_lag.push_back(id);
+    }
+    // Sentinel lags sort as the numbers they are: UNKNOWN_OFFSET_SUM (-3)
+    // first, as in Kafka's comparingLong(lagFor).
+    std::stable_sort(by_lag.begin(), by_lag.end(), [&](const ProcessId& a, const ProcessId& b) {
+      return clients.at(a).lag_for(task) < clients.at(b).lag_for(task);
+    });
+  }
+  return t;
+}
+
+// Stateless tasks cost no restoration, so they only even out the active load.
+void assign_stateless_actives(ClientStates& clients, const OrderedTasks& stateless) {
+  ConstrainedPrioritySet by_active_load([](const ProcessId&, const TaskId&) { return true; },
+                                        [&clients](const ProcessId& c) { return clients.at(c).active_load(); });
+  by_active_load.offer_all(ids(clients));
+  for (const auto& task : stateless) {
+    const ProcessId client = *by_active_load.poll(task);
+    clients.at(client).assign_active(task);
+    by_active_load.offer(client);
+  }
+}
+
+void check_input(const std::map<ProcessId, ClientInput>& clients, const TaskSet& all_tasks, const TaskSet& stateful) {
+  for (const auto& t : stateful) {
+    if (!all_tasks.contains(t)) throw std::invalid_argument("stateful task " + to_string(t) + " is not one of the tasks");
+    for (const auto& [id, c] : clients)
+      if (!c.lags.contains(t)) throw std::invalid_argument("client " + id + " has no lag for stateful task " + to_string(t));
+  }
+  if (clients.empty() && !all_tasks.empty()) throw std::invalid_argument("tasks to assign but no client");
+}
+
+Assignment result(const ClientStates& clients, const Warmups& warmups, bool probing) {
+  Assignment out;
+  out.probing_rebalance_needed = probing;
+  for (const auto& [id, state] : clients) {
+    TasksTuple& t = out.clients[id];
+    const auto w = warmups.find(id);
+    for (const auto& task : state.active()) t.active.insert(task);
+    for (const auto& task : state.standby())
+      (w != warmups.end() && w->second.contains(task) ? t.warmup : t.standby).insert(task);
+  }
+  return out;
+}
+
+}  // namespace
+
+Assignment assign(const std::map<ProcessId, ClientInput>& clients, const TaskSet& all_tasks, const TaskSet& stateful_tasks,
+                  const AssignmentConfigs& configs) {
+  check_input(clients, all_tasks, stateful_tasks);
+  ClientStates states = client_states(clients);
+  const OrderedTasks stateful(stateful_tasks.begin(), stateful_tasks.end());
+  OrderedTasks stateless;
+  for (const auto& t : all_tasks)
+    if (!stateful.contains(t)) stateless.insert(t);
+
+  round_robin_stateful_actives(states, stateful);
+  balance_over_threads(states, kActive);
+  if (configs.num_standby_replicas > 0) {
+    assign_standbys(states, stateful, configs.num_standby_replicas);
+    balance_over_threads(states, kStandby);
+  }
+
+  std::int64_t remaining_warmups = configs.max_warmup_replicas;
+  const LagTables tables = lag_tables(states, stateful, configs.acceptable_recovery_lag);
+  Warmups warmups;
+  const int active_moves = assign_active_task_movements(tables, states, warmups, remaining_warmups);
+  const int standby_moves = assign_standby_task_movements(tables, states, warmups, remaining_warmups);
+
+  assign_stateless_actives(states, stateless);
+  return result(states, warmups, active_moves + standby_moves > 0);
+}
+
+std::map<TaskId, std::int64_t> task_lags(const std::map<TaskId, std::int64_t>& offset_sums,
+                                         const std::map<TaskId, std::int64_t>& end_offset_sums) {
+  std::map<TaskId, std::int64_t> lags;
+  for (const auto& [task, end] : end_offset_sums) {
+    const auto it = offset_sums.find(task);
+    const std::int64_t offset = it == offset_sums.end() ? 0 : it->second;
+    if (offset == kLatestOffset || offset == kUnknownOffsetSum)
+      lags[task] = offset;
+    else
+      lags[task] = end < offset ? end : end - offset;
+  }
+  return lags;
+}
+
+}  // namespace rsim::protocols::streams::ha

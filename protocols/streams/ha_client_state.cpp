@@ -1,0 +1,63 @@
+#include "protocols/streams/ha_client_state.hpp"
+
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+
+namespace rsim::protocols::streams::ha {
+
+namespace {
+
+// A sub-topology id that is a decimal number, as Kafka's (an int) always is.
+std::optional<long long> as_number(const std::string& s) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return n;
+}
+
+int three_way(auto a, auto b) { return a < b ? -1 : (b < a ? 1 : 0); }
+
+}  // namespace
+
+int KafkaTaskOrder::compare(const TaskId& a, const TaskId& b) {
+  const auto na = as_number(a.subtopology), nb = as_number(b.subtopology);
+  if (na && nb && *na != *nb) return three_way(*na, *nb);
+  if (na.has_value() != nb.has_value()) return na ? -1 : 1;
+  if (!na && a.subtopology != b.subtopology) return three_way(a.subtopology, b.subtopology);
+  return three_way(a.partition, b.partition);
+}
+
+ClientState::ClientState(int capacity, std::map<TaskId, std::int64_t> lags) : capacity_(capacity), lags_(std::move(lags)) {
+  if (capacity_ <= 0) throw std::invalid_argument("a client's capacity (stream threads) must be positive");
+}
+
+std::int64_t ClientState::lag_for(const TaskId& t) const {
+  const auto it = lags_.find(t);
+  if (it == lags_.end()) throw std::invalid_argument("no lag for stateful task " + to_string(t));
+  return it->second;
+}
+
+void ClientState::assert_not_assigned(const TaskId& t) const {
+  if (has_assigned(t)) throw std::logic_error("task " + to_string(t) + " is already assigned to this client");
+}
+
+void ClientState::assign_active(const TaskId& t) {
+  assert_not_assigned(t);
+  active_.insert(t);
+}
+
+void ClientState::unassign_active(const TaskId& t) {
+  if (active_.erase(t) == 0) throw std::logic_error("task " + to_string(t) + " is not active on this client");
+}
+
+void ClientState::assign_standby(const TaskId& t) {
+  assert_not_assigned(t);
+  standby_.insert(t);
+}
+
+void ClientState::unassign_standby(const TaskId& t) {
+  if (standby_.erase(t) == 0) throw std::logic_error("task " + to_string(t) + " is not a standby on this client");
+}
+
+}  // namespace rsim::protocols::streams::ha

@@ -1,0 +1,199 @@
+// Kafka Streams' classic HighAvailabilityTaskAssignor
+// (protocols/streams/ha_assignor.hpp): Kafka's test facts as vectors, the
+// invariants checker against planted wrong assignments, the lag arithmetic,
+// and a seeded sweep of random groups through the invariants.
+#include "protocols/streams/ha_assignor.hpp"
+#include "protocols/streams/ha_properties.hpp"
+#include "protocols/streams/java_priority_queue.hpp"
+#include "sim/random.hpp"
+#include "tools/vectors/runner.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace rsim;
+namespace st = rsim::protocols::streams;
+namespace ha = rsim::protocols::streams::ha;
+
+namespace {
+
+st::TaskId task(const std::string& s) { return *st::parse_task(s); }
+
+st::TaskSet tasks(std::initializer_list<const char*> names) {
+  st::TaskSet out;
+  for (const auto* n : names) out.insert(task(n));
+  return out;
+}
+
+// Two clients, client1 caught up on both stateful tasks, one standby: a
+// warm-up lands on client2 (Kafka's shouldReturnTrueIfWarmupTasksAreAssigned
+// with a standby).
+struct WarmupGroup {
+  st::TaskSet all = tasks({"0_0", "0_1", "1_0"});
+  st::TaskSet stateful = tasks({"0_0", "0_1"});
+  std::map<ha::ProcessId, ha::ClientInput> clients;
+  ha::AssignmentConfigs configs{100, 2, 0, 60'000};
+  WarmupGroup() {
+    clients["pid1"] = ha::ClientInput{1, stateful, {}, {{task("0_0"), 0}, {task("0_1"), 0}}};
+    clients["pid2"] = ha::ClientInput{1, {}, {}, {{task("0_0"), ha::kMaxLag}, {task("0_1"), ha::kMaxLag}}};
+  }
+  std::vector<std::string> violations(const ha::Assignment& a) const {
+    return ha::assignment_violations(clients, all, stateful, configs, a);
+  }
+};
+
+// Max minus min over clients of active tasks per thread.
+double active_load_spread(const std::map<ha::ProcessId, ha::ClientInput>& clients, const ha::Assignment& a) {
+  double lo = 1e18, hi = 0;
+  for (const auto& [id, t] : a.clients) {
+    const double load = static_cast<double>(t.active.size()) / clients.at(id).capacity;
+    lo = std::min(lo, load);
+    hi = std::max(hi, load);
+  }
+  return hi - lo;
+}
+
+}  // namespace
+
+TEST_SUITE("assignors") {
+TEST_CASE("high-availability: every case translated from Kafka's tests passes") {
+  const auto result = vectors::run_file(std::string(RSIM_SOURCE_DIR) + "/tests/vectors/HighAvailabilityTaskAssignorTest.streams-classic.yaml");
+  for (const auto& c : result.cases) {
+    CAPTURE(c.name);
+    CAPTURE(c.detail);
+    CHECK(c.status == vectors::Status::Pass);
+    CHECK(c.assignor == "high-availability");
+  }
+  CHECK(result.count(vectors::Status::Pass) == 38);  // 32 HighAvailabilityTaskAssignorTest, 6 TaskMovementTest
+}
+
+TEST_CASE("high-availability: the warm-up group's real assignment is valid, and planted wrong ones are not") {
+  const WarmupGroup g;
+  const ha::Assignment good = ha::assign(g.clients, g.all, g.stateful, g.configs);
+  CHECK(g.violations(good).empty());
+  CHECK(good.probing_rebalance_needed);
+  CHECK(good.clients.at("pid1").active == g.stateful);  // caught up: keeps both actives
+  CHECK(good.clients.at("pid2").warmup.size() == 1);
+  CHECK(good.clients.at("pid2").active == tasks({"1_0"}));  // the stateless task evens the load
+
+  SUBCASE("an active and a standby of one task on one client") {
+    ha::Assignment bad = good;
+    bad.clients.at("pid1").standby.insert(task("0_0"));
+    CHECK_FALSE(g.violations(bad).empty());
+  }
+  SUBCASE("warm-ups without a probing rebalance") {
+    ha::Assignment bad = good;
+    bad.probing_rebalance_needed = false;
+    CHECK_FALSE(g.violations(bad).empty());
+  }
+  SUBCASE("more warm-ups than max.warmup.replicas") {
+    ha::Assignment bad = good;
+    bad.clients.at("pid2").warmup = g.stateful;
+    ha::AssignmentConfigs one_warmup = g.configs;
+    one_warmup.max_warmup_replicas = 1;
+    CHECK_FALSE(ha::assignment_violations(g.clients, g.all, g.stateful, one_warmup, bad).empty());
+  }
+  SUBCASE("an active moved away from the only caught-up client") {
+    ha::Assignment bad = good;
+    bad.clients.at("pid1").active.erase(task("0_0"));
+    bad.clients.at("pid2").warmup.erase(task("0_0"));
+    bad.clients.at("pid2").active.insert(task("0_0"));
+    CHECK_FALSE(g.violations(bad).empty());
+  }
+  SUBCASE("a task active twice") {
+    ha::Assignment bad = good;
+    bad.clients.at("pid2").active.insert(task("0_1"));
+    bad.clients.at("pid2").warmup.erase(task("0_1"));
+    CHECK_FALSE(g.violations(bad).empty());
+  }
+  SUBCASE("a standby of a stateless task") {
+    ha::Assignment bad = good;
+    bad.clients.at("pid1").standby.insert(task("1_0"));
+    CHECK_FALSE(g.violations(bad).empty());
+  }
+}
+
+TEST_CASE("high-availability: lags from offset sums, with Kafka's sentinels (ClientStateTest facts)") {
+  const auto t0 = task("0_0"), t1 = task("0_1"), t2 = task("0_2"), t3 = task("0_3"), t4 = task("0_4");
+  const std::map<st::TaskId, std::int64_t> end{{t0, 500}, {t1, 500}, {t2, 500}, {t3, 500}, {t4, 500}};
+  const std::map<st::TaskId, std::int64_t> reported{{t0, 100}, {t1, ha::kLatestOffset}, {t2, ha::kUnknownOffsetSum}, {t3, 600}};
+  const auto lags = ha::task_lags(reported, end);
+  CHECK(lags.at(t0) == 400);                     // end minus offset sum
+  CHECK(lags.at(t1) == ha::kLatestOffset);       // a running active is caught up
+  CHECK(lags.at(t2) == ha::kUnknownOffsetSum);   // unknown stays unknown
+  CHECK(lags.at(t3) == 500);                     // offset past the end: corrupted, lag the whole end offset sum
+  CHECK(lags.at(t4) == 500);                     // never owned: lag the whole end offset sum
+  CHECK(ha::caught_up(ha::kLatestOffset, 0));
+  CHECK_FALSE(ha::caught_up(ha::kUnknownOffsetSum, 10'000));
+  CHECK(ha::caught_up(ha::kMaxLag, ha::kMaxLag));  // unbounded acceptable lag: everybody
+}
+
+TEST_CASE("high-availability: Kafka's task order compares sub-topologies as numbers") {
+  CHECK(ha::KafkaTaskOrder{}(task("2_0"), task("10_0")));
+  CHECK(ha::KafkaTaskOrder{}(task("1_9"), task("1_10")));
+  CHECK(ha::KafkaTaskOrder{}(task("9_0"), task("a_0")));
+}
+
+TEST_CASE("java priority queue: equal keys come out in Java's heap order, not insertion order") {
+  // By hand from OpenJDK's siftUp/siftDown: offer a1 b1 c1 d0 gives
+  // [d, a, c, b]; each poll moves the last element to the root, where it
+  // ties with its children and stays: d, then b ([b, a, c]), then c, then a.
+  using Item = std::pair<int, char>;
+  auto by_key = [](const Item& x, const Item& y) { return x.first < y.first ? -1 : (x.first > y.first ? 1 : 0); };
+  st::JavaPriorityQueue<Item, decltype(by_key)> q(by_key);
+  for (const Item& i : std::vector<Item>{{1, 'a'}, {1, 'b'}, {1, 'c'}, {0, 'd'}}) q.offer(i);
+  std::string order;
+  while (auto i = q.poll()) order += i->second;
+  CHECK(order == "dbca");
+}
+
+TEST_CASE("high-availability: seeded random groups keep the invariants and are deterministic") {
+  // The facts shouldAssignRandomInput asserts (a valid assignment with
+  // standbys and warm-ups), over groups drawn from the project's generator.
+  const std::vector<std::int64_t> lag_choices{ha::kLatestOffset, 0, 50, 150, 5'000, ha::kMaxLag, ha::kUnknownOffsetSum};
+  int with_warmups = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    Rng rng(seed);
+    st::TaskSet all, stateful;
+    const int subtopologies = 1 + static_cast<int>(rng.below(3));
+    for (int s = 0; s < subtopologies; ++s) {
+      const int partitions = 1 + static_cast<int>(rng.below(5));
+      const bool is_stateful = rng.below(3) != 0;
+      for (int p = 0; p < partitions; ++p) {
+        all.insert(st::TaskId{std::to_string(s), p});
+        if (is_stateful) stateful.insert(st::TaskId{std::to_string(s), p});
+      }
+    }
+    std::map<ha::ProcessId, ha::ClientInput> clients;
+    const int n = 1 + static_cast<int>(rng.below(5));
+    for (int c = 0; c < n; ++c) {
+      ha::ClientInput in;
+      in.capacity = 1 + static_cast<int>(rng.below(3));
+      for (const auto& t : stateful) in.lags[t] = lag_choices[rng.below(lag_choices.size())];
+      clients["pid" + std::to_string(c + 1)] = in;
+    }
+    ha::AssignmentConfigs configs;
+    const std::vector<std::int64_t> acceptable{100, 10'000, ha::kMaxLag};
+    configs.acceptable_recovery_lag = acceptable[rng.below(acceptable.size())];
+    configs.max_warmup_replicas = static_cast<int>(rng.below(4));
+    configs.num_standby_replicas = static_cast<int>(rng.below(3));
+    CAPTURE(seed);
+    const ha::Assignment a = ha::assign(clients, all, stateful, configs);
+    for (const auto& v : ha::assignment_violations(clients, all, stateful, configs, a)) FAIL_CHECK(v);
+    const ha::Assignment again = ha::assign(clients, all, stateful, configs);
+    CHECK(again.clients == a.clients);
+    CHECK(again.probing_rebalance_needed == a.probing_rebalance_needed);
+    for (const auto& [_, t] : a.clients) with_warmups += !t.warmup.empty();
+    if (configs.acceptable_recovery_lag == ha::kMaxLag) {
+      // Everybody caught up: nothing moves, and the actives stay balanced
+      // over threads (assertBalancedActiveAssignment).
+      CHECK_FALSE(a.probing_rebalance_needed);
+      CHECK(active_load_spread(clients, a) <= 1.0);
+    }
+  }
+  CHECK(with_warmups > 0);  // the sweep reaches the warm-up paths
+}
+}
