@@ -6,6 +6,7 @@
 #include "scenarios/limits.hpp"
 #include "scenarios/metric_names.hpp"
 #include "scenarios/resources.hpp"
+#include "protocols/streams/tasks.hpp"
 #include "scenarios/streams_topology.hpp"
 #include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
@@ -97,6 +98,7 @@ class Loader {
   void subscriptions(const YAML::Node& n, const std::vector<std::string>& topics) const;
   void initial_assignment(const YAML::Node& n);
   void check_subscribed(const YAML::Node& n, const MemberSpec& m, const ResourceIndex& index) const;
+  void check_initial_tasks(const YAML::Node& n) const;
   void check_complete(const YAML::Node& n, const std::map<std::string, std::vector<std::string>>& a,
                       const ResourceIndex& index) const;
   std::map<std::string, std::vector<std::string>> assignment_map(const YAML::Node& n, std::string_view what) const;
@@ -714,7 +716,37 @@ void Loader::initial_assignment(const YAML::Node& n) {
     check_subscribed(kv.second, *it->second, index);
   }
   check_complete(n, a, index);
+  check_initial_tasks(n);
   s_.initial_assignment = std::move(a);
+}
+
+// A Streams group starts stable with every task of the topology, configured
+// against the topics at 0s, active on exactly one member (standbys are the
+// coordinator's to place).
+void Loader::check_initial_tasks(const YAML::Node& n) const {
+  if (s_.subtopologies.empty() || s_.protocol != "streams") return;
+  const auto configured = protocols::streams::configure(streams_topology(s_), initial_topic_metadata(s_));
+  if (!configured.ready())
+    fail(n, fmt::format("initial-assignment: the topology has no tasks at 0s ({}: {})", status_name(configured.status),
+                        configured.status_detail));
+  const auto ids = configured.task_ids();
+  std::set<std::string> tasks(ids.begin(), ids.end()), given;
+  for (const auto& kv : n)
+    for (const auto& r : kv.second) {
+      const auto t = protocols::streams::parse_task(r.Scalar());
+      const std::string name = t ? protocols::streams::to_string(*t) : r.Scalar();
+      if (tasks.count(name) == 0)
+        fail(r, fmt::format("initial-assignment: '{}' is not a task of the topology (tasks {} to {}){}", r.Scalar(),
+                            ids.front(), ids.back(), did_you_mean(r.Scalar(), Keys(ids.begin(), ids.end()))));
+      given.insert(name);
+    }
+  std::vector<std::string> missing;
+  for (const auto& t : ids)
+    if (given.count(t) == 0) missing.push_back(t);
+  if (!missing.empty())
+    fail(n, fmt::format("initial-assignment leaves task{} {}{} unassigned; a stable group runs every task actively",
+                        missing.size() > 1 ? "s" : "", fmt::join(missing.begin(), missing.begin() + std::min<std::size_t>(missing.size(), 5), ", "),
+                        missing.size() > 5 ? fmt::format(" and {} more", missing.size() - 5) : std::string()));
 }
 
 // A member owns only what it runs: partitions of the topics it subscribes

@@ -109,6 +109,7 @@ class GroupRun {
     if (streams_) {
       const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state()};
       processes_.push_back(std::make_unique<protocols::streams::StreamsMember>(ctx, c, streams_identity(spec)));
+      streams_members_[spec.id] = static_cast<protocols::streams::StreamsMember*>(processes_.back().get());
       trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});
       speaks = processes_.back().get();
     } else if (consumer_ || upgraded_.count(spec.id) != 0) {
@@ -174,8 +175,34 @@ class GroupRun {
     if (!seeds.empty()) classic_members_.at(seeds.front().join.client_id)->remember_assignment(by_client, by_member);
   }
 
+  // KIP-1071: the group starts at epoch 1, every member present at 0s owning
+  // its initial active tasks and the standbys the coordinator places.
+  void start_streams_stable() {
+    namespace st = protocols::streams;
+    std::vector<std::pair<st::HeartbeatRequest, st::TaskSet>> seeds;
+    for (const auto& m : s_.members) {
+      if (m.start != Duration{0}) continue;
+      st::HeartbeatRequest req = streams_members_.at(m.id)->join_request();
+      req.member_id = fmt::format("{}-0", m.id);
+      st::TaskSet actives;
+      if (auto it = s_.initial_assignment->find(m.id); it != s_.initial_assignment->end())
+        for (const auto& name : it->second) actives.insert(*st::parse_task(name));
+      seeds.emplace_back(std::move(req), std::move(actives));
+    }
+    auto& coordinator = host_.start_streams(streams_->topology());
+    coordinator.continue_member_numbers(1);
+    coordinator.seed_stable(seeds);
+    for (const auto& [req, actives] : seeds) {
+      const auto& view = coordinator.state().members.at(req.member_id);
+      streams_members_.at(req.client_id)->start_seeded(req.member_id, coordinator.state().target_epoch, st::units_of(view.assigned));
+      member(req.client_id).started();
+    }
+  }
+
   void start_members() {
-    if (streams_) {
+    if (streams_ && s_.initial_assignment) {
+      start_streams_stable();
+    } else if (streams_) {
       host_.start_streams(streams_->topology());
     } else if (s_.initial_assignment) {
       if (consumer_) start_consumer_stable();
@@ -314,6 +341,7 @@ class GroupRun {
   std::map<std::string, MemberSlot> slots_;
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
+  std::map<std::string, protocols::streams::StreamsMember*> streams_members_;
   std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
   std::vector<std::string> order_;
 };

@@ -1,5 +1,7 @@
 #include "scenarios/supported.hpp"
 
+#include "protocols/streams/tasks.hpp"
+
 #include "scenarios/assignor_lists.hpp"
 #include "scenarios/runner.hpp"
 
@@ -30,8 +32,13 @@ static void check_streams(const Scenario& s, const protocols::ProtocolInfo& p) {
   if (!streams) return;
   if (s.subtopologies.empty())
     throw InputError(s.file, s.protocol_mark, "protocol streams needs a topology: (sub-topologies with their source topics)");
-  if (s.initial_assignment)
-    throw InputError(s.file, s.protocol_mark, "initial-assignment is not simulated for streams yet: let the group form (metrics start once it is stable)");
+  // The loader checks a streams scenario's initial tasks; one that names
+  // another protocol and is run with --protocol streams is checked here.
+  if (s.initial_assignment && s.protocol != "streams")
+    for (const auto& [member, resources] : *s.initial_assignment)
+      for (const auto& r : resources)
+        if (!protocols::streams::parse_task(r))
+          throw InputError(s.file, s.protocol_mark, fmt::format("initial-assignment gives '{}' to '{}': under streams it names tasks (0_3), so this scenario starts stable only under {}", r, member, s.protocol));
   for (const auto& ev : s.events)
     if (std::holds_alternative<Subscribe>(ev.action) || std::holds_alternative<Upgrade>(ev.action) ||
         std::holds_alternative<RollingUpgrade>(ev.action))

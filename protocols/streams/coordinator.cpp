@@ -89,6 +89,42 @@ StreamsCoordinator::MemberView StreamsCoordinator::member_from(const HeartbeatRe
   return m;
 }
 
+void StreamsCoordinator::seed_stable(const std::vector<std::pair<HeartbeatRequest, TaskSet>>& members) {
+  std::vector<MemberView> seeds;
+  for (const auto& [req, actives] : members) {
+    MemberView m = member_from(req);
+    m.member_id = req.member_id;
+    m.assigned.active = actives;
+    seeds.push_back(std::move(m));
+  }
+  place_standbys(seeds);
+  EpochGroup::seed_stable(seeds);
+}
+
+// The sticky assignor keeps the given actives where they are balanced; its
+// standbys go where no member of the process runs the task actively (when it
+// would have moved an active, the standby it placed with it may not fit).
+void StreamsCoordinator::place_standbys(std::vector<MemberView>& seeds) const {
+  if (!configured_.ready() || config_.num_standby_replicas == 0) return;
+  StreamsGroupSpec g;
+  g.num_standby_replicas = config_.num_standby_replicas;
+  std::map<std::string, TaskSet> active_on;  // process -> its active tasks
+  for (const auto& m : seeds) {
+    AssignmentMemberSpec& s = g.members[m.member_id];
+    s.instance_id = m.instance_id;
+    s.rack_id = m.rack_id;
+    s.process_id = m.process_id;
+    s.client_tags = m.client_tags;
+    s.current = m.assigned;
+    active_on[m.process_id].insert(m.assigned.active.begin(), m.assigned.active.end());
+  }
+  const StreamsGroupAssignment a = sticky_task_assign(g, describer());
+  for (auto& m : seeds)
+    if (auto it = a.find(m.member_id); it != a.end())
+      for (const auto& t : it->second.standby)
+        if (active_on[m.process_id].count(t) == 0) m.assigned.standby.insert(t);
+}
+
 // Each member with its process and its current target (what the sticky
 // assignor keeps).
 StreamsGroupSpec StreamsCoordinator::group_spec() const {

@@ -37,6 +37,11 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
                      CoordinatorConfig config);
 
   void handle_heartbeat(HeartbeatRequest req, Reply reply);
+  // A group that starts stable (the scenario's initial-assignment): each
+  // member (its join request, with the member id it is given) owning its
+  // active tasks, and standbys where the sticky assignor, given those
+  // actives, places them (never on a process running the task).
+  void seed_stable(const std::vector<std::pair<HeartbeatRequest, TaskSet>>& members);
   const ConfiguredTopology& configured() const { return configured_; }
   std::vector<epoch::CoordinatorRecord> coordinator_records(const Record& r, bool json) const override;
 
@@ -51,6 +56,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
   void refresh_topology();
   std::vector<std::string> statuses() const;
   StreamsGroupSpec group_spec() const;
+  void place_standbys(std::vector<MemberView>& seeds) const;
   TopologyDescriber describer() const;
 
   const std::map<std::string, int>& cluster_;

@@ -39,6 +39,13 @@ Time LocalState::maintain(const std::string& process, const TaskId& t, Time star
   return c.caught_up_at;
 }
 
+void LocalState::seed(const std::string& process, const TaskId& t) {
+  if (!stateful(t)) return;
+  Copy& c = copies_[{process, t}];
+  ++c.maintainers;
+  c.caught_up_at = Time{};
+}
+
 void LocalState::release(const std::string& process, const TaskId& t, Time now) {
   auto it = copies_.find({process, t});
   if (it == copies_.end() || it->second.maintainers == 0) return;

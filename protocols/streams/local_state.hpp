@@ -45,6 +45,9 @@ class LocalState {
   // The process maintains its copy from `start` (a member of it got the
   // task, active or standby): when the copy is caught up.
   Time maintain(const std::string& process, const TaskId& t, Time start);
+  // A copy the process already maintains, caught up (a group that starts
+  // stable: its state is where it would be after a long run).
+  void seed(const std::string& process, const TaskId& t);
   // One maintainer fewer (revoked, lost, crashed): with none left the copy
   // falls behind from `now`.
   void release(const std::string& process, const TaskId& t, Time now);

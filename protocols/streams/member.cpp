@@ -115,6 +115,11 @@ std::optional<Duration> StreamsMember::remaining_init() const {
   return restored - now;
 }
 
+void StreamsMember::start_seeded(const std::string& member_id, int epoch, const Units& units) {
+  for (const auto& u : units) ctx_.state.seed(identity_.process_id, u.task);
+  start_stable(member_id, epoch, units);
+}
+
 void StreamsMember::released(const Units& units) {
   const Time now = ctx_.kernel.now();
   for (const auto& u : units) {

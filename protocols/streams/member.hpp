@@ -40,6 +40,12 @@ class StreamsMember final : public epoch::EpochMember<ClientTasks> {
  public:
   StreamsMember(MemberContext ctx, classic::MemberConfig config, StreamsIdentity identity);
 
+  // What it sends to join (epoch 0): how a group that starts stable learns
+  // about it.
+  HeartbeatRequest join_request() const { return request(0); }
+  // Starts in a stable group owning `units`, its copies caught up.
+  void start_seeded(const std::string& member_id, int epoch, const Units& units);
+
  private:
   void send_request(std::optional<Units> owned, std::uint64_t seq) override;
   void send_leave(int epoch) override;

@@ -115,6 +115,32 @@ TEST_CASE("streams: a coordinator failover mid-reconciliation replays the group 
   CHECK(loaded_reconciling);  // the new coordinator took over in the middle
   CHECK_FALSE(diverged);
 }
+TEST_CASE("streams: initial-assignment starts the group stable, standbys placed, their copies caught up") {
+  // A and B run two tasks each; the coordinator puts each one's standbys on
+  // the other. A crashes at 30 s; its last heartbeat reached the coordinator
+  // at 25.001 s, so it is fenced at 70.001 s (45 s session), and its tasks
+  // move to B's standby copies: nothing to restore.
+  const auto x = testing::run(group(4, true,
+                                    "config: {num.standby.replicas: 1}\n"
+                                    "costs: {state: 1GB, restore.rate: 100MB/s}\n"
+                                    "initial-assignment: {A: [0_0, 0_1], B: [0_2, 0_3]}\n"
+                                    "events: [{at: 30s, crash: A}]\n"));
+  CHECK(tasks_timeline(x.r) ==
+        "0.000s A assigned [0_0,0_1] standby [0_2,0_3]\n"
+        "0.000s A ready [0_0,0_1] standby [0_2,0_3]\n"
+        "0.000s B assigned [0_2,0_3] standby [0_0,0_1]\n"
+        "0.000s B ready [0_2,0_3] standby [0_0,0_1]\n"
+        "30.000s A crash [0_0,0_1] standby [0_2,0_3]\n"
+        "70.001s coordinator member-removed\n"
+        "70.002s B revoking [] standby [0_0,0_1]\n"
+        "70.002s B revoked [] standby [0_0,0_1]\n"
+        "70.004s B assigned [0_0,0_1]\n"
+        "70.004s B ready [0_0,0_1]\n");
+  CHECK(x.m.window_start == time_at(Duration{0}));
+  CHECK(*x.m.restoration == Duration{0});
+  CHECK(x.m.rebalances == 1);
+}
+
 TEST_CASE("streams: a missing source topic leaves the group without tasks until create-topic makes it") {
   const auto x = testing::run(R"(
 name: streams-create
