@@ -70,6 +70,7 @@ protocols::HostConfig host_config(const Scenario& s) {
   c.migration_policy = config_text(s, "group.consumer.migration.policy");
   c.streams.session_timeout = config_millis(s, "group.streams.session.timeout.ms");
   c.streams.heartbeat_interval = config_millis(s, "group.streams.heartbeat.interval.ms");
+  c.streams.initial_rebalance_delay = config_millis(s, "group.streams.initial.rebalance.delay.ms");
   c.streams.num_standby_replicas = static_cast<int>(config_integer(s, "num.standby.replicas"));
   c.group_id = config_text(s, "group.id");
   if (c.group_id.empty()) c.group_id = s.name;

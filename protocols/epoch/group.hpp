@@ -73,6 +73,12 @@ class EpochGroup {
   virtual std::optional<Targets> assign() = 0;
   virtual Duration session_timeout_of(const MemberView&) const { return session_timeout_; }
   virtual void on_member_removed() {}
+  // While a new target waits (a Streams group's initial rebalance delay):
+  // no target is computed, and members reconcile toward nothing at the
+  // target epoch, at least 1.
+  virtual bool target_delayed() const { return false; }
+  // The target now, outside a heartbeat (the end of that delay).
+  void compute_target();
 
   void emit(std::string kind, std::vector<TraceField> fields = {});
   // What a heartbeat is about: its member, or the error it is answered.
@@ -122,7 +128,7 @@ class EpochGroup {
   };
 
   void append(Record<T> r);
-  void compute_target();
+  int effective_target_epoch() const;
   void flag_target_batch(const std::vector<CoordinatorRecord>& batch, std::size_t members);
   void write_target(const std::string& member_id, const Assignment& target);
   void reconcile(MemberView& m, const std::optional<Owned>& owned);

@@ -174,7 +174,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(const std::string& me
 // that bumped the epoch); only the members whose target changed are written.
 template <class T>
 void EpochGroup<T>::compute_target() {
-  if (state_.group_epoch <= state_.target_epoch) return;
+  if (state_.group_epoch <= state_.target_epoch || target_delayed()) return;
   std::optional<Targets> targets = assign();
   if (!targets) return;
   std::vector<std::string> members;
@@ -230,7 +230,7 @@ void EpochGroup<T>::reconcile(MemberView& m, const std::optional<Owned>& owned) 
       next_assignment(m, owned);
       return;
     case MemberState::Stable:
-      if (m.epoch == state_.target_epoch) return;
+      if (m.epoch == effective_target_epoch()) return;
       next_assignment(m, owned);
       return;
     case MemberState::UnreleasedPartitions:
@@ -244,9 +244,16 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   CurrentAssignment<Assignment>& current = m;
   const CurrentAssignment<Assignment> before = current;
   auto held = [&](const auto& unit) { return unreleased_anywhere(m, unit); };
-  current = epoch::next_assignment<T>(before, state_.target[m.member_id], state_.target_epoch, owned, held);
+  static const Assignment kNothing{};
+  const Assignment& target = target_delayed() ? kNothing : state_.target[m.member_id];
+  current = epoch::next_assignment<T>(before, target, effective_target_epoch(), owned, held);
   if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
   if (!(current == before)) write_current(m);
+}
+
+template <class T>
+int EpochGroup<T>::effective_target_epoch() const {
+  return target_delayed() ? std::max(1, state_.target_epoch) : state_.target_epoch;
 }
 
 // Kafka's partition epochs (task process ids): a unit is not free while a

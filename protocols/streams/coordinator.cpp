@@ -6,7 +6,11 @@ namespace rsim::protocols::streams {
 
 StreamsCoordinator::StreamsCoordinator(Kernel& kernel, Trace& trace, const std::map<std::string, int>& cluster,
                                        const Topology& topology, CoordinatorConfig config)
-    : EpochGroup(kernel, trace, config.session_timeout), cluster_(cluster), topology_(topology), config_(config) {
+    : EpochGroup(kernel, trace, config.session_timeout),
+      cluster_(cluster),
+      topology_(topology),
+      config_(config),
+      initial_delay_(kernel) {
   configured_ = configure(topology_, TopicMetadata(cluster_.begin(), cluster_.end()));
 }
 
@@ -30,8 +34,25 @@ void StreamsCoordinator::refresh_topology() {
 }
 
 std::vector<std::string> StreamsCoordinator::statuses() const {
-  if (configured_.ready()) return {};
-  return {std::string(status_name(configured_.status))};
+  std::vector<std::string> out;
+  if (!configured_.ready()) out.emplace_back(status_name(configured_.status));
+  if (target_delayed()) out.emplace_back("ASSIGNMENT_DELAYED");
+  return out;
+}
+
+// group.streams.initial.rebalance.delay.ms (Kafka 4.2): a heartbeat to an
+// empty group starts it; until it ends no target is computed (members get
+// nothing, status ASSIGNMENT_DELAYED), then the target is computed at once
+// for everyone who joined meanwhile. A new group's first epoch is 2, so that
+// the target epoch the members wait at (1) is below it.
+void StreamsCoordinator::start_initial_delay() {
+  if (!state_.members.empty() || config_.initial_rebalance_delay <= Duration{0} || initial_delay_.armed()) return;
+  if (state_.group_epoch == 0) state_.group_epoch = 1;
+  initial_delay_.arm_in(config_.initial_rebalance_delay, [this] {
+    emit("initial-delay-over", {{"members", static_cast<std::int64_t>(state_.members.size())}});
+    compute_target();
+    update_group_state();
+  });
 }
 
 void StreamsCoordinator::handle_heartbeat(HeartbeatRequest req, Reply reply) {
@@ -62,7 +83,10 @@ void StreamsCoordinator::handle_heartbeat(HeartbeatRequest req, Reply reply) {
 // with its instance id, or a known one at a valid epoch.
 StreamsCoordinator::Found StreamsCoordinator::member_for(const HeartbeatRequest& req) {
   if (req.member_epoch == kJoinEpoch) {
-    if (state_.group_epoch == 0 && req.topology_epoch) {  // the group is created with its topology
+    const bool creating = state_.group_epoch == 0 && req.topology_epoch;  // the group is created with its topology
+    start_initial_delay();
+    if (creating) {
+      creation_epoch_ = state_.group_epoch + 1;
       emit("topology", {{"epoch", *req.topology_epoch}, {"subtopologies", static_cast<std::int64_t>(topology_.subtopologies().size())}});
     }
     MemberView* m = join_member(req.member_id, req.client_id, member_from(req));
@@ -98,6 +122,7 @@ void StreamsCoordinator::seed_stable(const std::vector<std::pair<HeartbeatReques
     seeds.push_back(std::move(m));
   }
   place_standbys(seeds);
+  creation_epoch_ = 1;
   EpochGroup::seed_stable(seeds);
 }
 
@@ -168,7 +193,7 @@ std::optional<StreamsCoordinator::Targets> StreamsCoordinator::assign() {
 }
 
 std::vector<epoch::CoordinatorRecord> StreamsCoordinator::coordinator_records(const Record& r, bool json) const {
-  return streams::coordinator_records(r, RecordContext{config_.group_id, &topology_, config_.num_standby_replicas}, json);
+  return streams::coordinator_records(r, RecordContext{config_.group_id, &topology_, config_.num_standby_replicas, creation_epoch_}, json);
 }
 
 }  // namespace rsim::protocols::streams

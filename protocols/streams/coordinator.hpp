@@ -25,6 +25,7 @@ namespace rsim::protocols::streams {
 struct CoordinatorConfig {
   Duration session_timeout = std::chrono::seconds(45);    // group.streams.session.timeout.ms
   Duration heartbeat_interval = std::chrono::seconds(5);  // group.streams.heartbeat.interval.ms
+  Duration initial_rebalance_delay = std::chrono::seconds(3);  // group.streams.initial.rebalance.delay.ms
   int num_standby_replicas = kNumStandbyReplicasDefault;  // group.streams.num.standby.replicas
   std::string group_id = "group";                         // the application.id
 };
@@ -48,6 +49,8 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
  private:
   GroupMetadata group_metadata() const override;
   std::optional<Targets> assign() override;
+  bool target_delayed() const override { return initial_delay_.armed(); }
+  void start_initial_delay();
 
   Found member_for(const HeartbeatRequest& req);
   static MemberView member_from(const HeartbeatRequest& req);
@@ -63,6 +66,8 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
   const Topology& topology_;
   CoordinatorConfig config_;
   ConfiguredTopology configured_;
+  Timer initial_delay_;  // in memory only: a new coordinator does not resume it
+  int creation_epoch_ = 0;  // the group epoch that created the group (its record brings the topology's)
 };
 
 }  // namespace rsim::protocols::streams

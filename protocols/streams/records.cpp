@@ -84,7 +84,7 @@ struct Encode {
   const RecordContext& ctx;
 
   void operator()(const epoch::GroupEpochRecord<StreamsTasks>& r) const {
-    if (r.epoch == 1 && ctx.topology != nullptr) {  // the group is created with its topology
+    if (r.epoch == ctx.creation_epoch && ctx.topology != nullptr) {  // the group is created with its topology
       w.group_key("StreamsGroupTopology", kTopology, ctx.group_id);
       w.value();
       w.int32("Epoch", r.subscribed_metadata.topology_epoch);

@@ -20,6 +20,7 @@ struct RecordContext {
   std::string group_id;
   const Topology* topology = nullptr;
   int num_standby_replicas = 0;  // AssignmentConfigs of StreamsGroupMetadata
+  int creation_epoch = 1;        // the group epoch record preceded by StreamsGroupTopology
 };
 
 std::vector<epoch::CoordinatorRecord> coordinator_records(const Record& record, const RecordContext& ctx, bool json);

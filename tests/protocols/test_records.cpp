@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <sstream>
 
 using namespace rsim;
@@ -106,13 +107,19 @@ TEST_CASE("records: a Streams run writes Kafka's records, batched by coordinator
   const auto r = scenario::run(s, o);
   const auto rows = lines(out.str());
   REQUIRE(rows.size() > 6);
-  // The group is created with its topology, in the first member's batch.
-  std::vector<std::string> first;
+  // The group is created with its topology, in the first member's batch; its
+  // first target waits for the initial rebalance delay (3 s) and is written
+  // at its end, in one batch of its own: both members' targets and the epoch.
+  std::map<std::int64_t, std::vector<std::string>> batches;
+  for (const auto& row : rows) batches[row["batch"].get<std::int64_t>()].push_back(row["record"]);
+  CHECK(batches[0] == std::vector<std::string>{"StreamsGroupMemberMetadata", "StreamsGroupTopology",
+                                               "StreamsGroupMetadata", "StreamsGroupCurrentMemberAssignment"});
+  CHECK(batches[1] == std::vector<std::string>{"StreamsGroupMemberMetadata", "StreamsGroupMetadata",
+                                               "StreamsGroupCurrentMemberAssignment"});
+  CHECK(batches[2] == std::vector<std::string>{"StreamsGroupTargetAssignmentMember", "StreamsGroupTargetAssignmentMember",
+                                               "StreamsGroupTargetAssignmentMetadata"});
   for (const auto& row : rows)
-    if (row["batch"] == 0) first.push_back(row["record"]);
-  CHECK(first == std::vector<std::string>{"StreamsGroupMemberMetadata", "StreamsGroupTopology", "StreamsGroupMetadata",
-                                          "StreamsGroupTargetAssignmentMember", "StreamsGroupTargetAssignmentMetadata",
-                                          "StreamsGroupCurrentMemberAssignment"});
+    if (row["batch"] == 2) CHECK(row["time_us"] == 3'001'000);
   CHECK(rows[1]["value"]["Subtopologies"][0]["StateChangelogTopics"][0]["Name"] == "store-changelog");
   CHECK(rows[0]["key"]["GroupId"] == "app");
   // Offsets count every record; B's leave writes its three tombstones.

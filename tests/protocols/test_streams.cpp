@@ -38,10 +38,17 @@ topology: {subtopologies: [{id: "0", source: [T], STATE}]}
 members: [{id: A}, {id: B}]
 )";
 
-std::string group(int partitions, bool stateful, const std::string& extra) {
+// The group forms at once (no initial rebalance delay: its own test below),
+// so the hand-computed times start at the first heartbeat.
+std::string group(int partitions, bool stateful, std::string extra) {
   std::string s = kTwoMembers;
   s.replace(s.find("PARTITIONS"), 10, std::to_string(partitions));
   s.replace(s.find("STATE"), 5, stateful ? "state: [store]" : "state: []");
+  const std::string no_delay = "group.streams.initial.rebalance.delay.ms: 0";
+  if (auto at = extra.find("config: {"); at != std::string::npos)
+    extra.insert(at + 9, no_delay + ", ");
+  else
+    extra = "config: {" + no_delay + "}\n" + extra;
   return s + extra;
 }
 
@@ -141,6 +148,43 @@ TEST_CASE("streams: initial-assignment starts the group stable, standbys placed,
   CHECK(x.m.rebalances == 1);
 }
 
+TEST_CASE("streams: a new group's first target waits for group.streams.initial.rebalance.delay.ms") {
+  // A and B join at 0 (epochs 2 and 3: a delayed group starts at 2) and get
+  // nothing at epoch 1, status ASSIGNMENT_DELAYED; at 3.001 s the delay ends
+  // and the target of epoch 3 is computed at once; each member takes its
+  // tasks at its next heartbeat (sent at 5 s). One rebalance, one target.
+  const auto x = testing::run(R"(
+name: streams-delay
+duration: 1m
+protocol: streams
+topics: [{name: T, partitions: 4}]
+topology: {subtopologies: [{id: "0", source: [T]}]}
+members: [{id: A}, {id: B}]
+)");
+  std::string t;
+  for (const auto& ev : x.r.trace.events()) {
+    if (ev.at > time_at(Duration{6'000'000})) break;
+    if (ev.kind == "group-epoch" || ev.kind == "initial-delay-over" || ev.kind == "generation" || ev.kind == "status" ||
+        (ev.kind == "assigned" && ev.actor == "A"))
+      t += fmt::format("{} {} {}{}\n", format_time(ev.at), ev.actor, ev.kind,
+                       ev.integer("generation") ? fmt::format(" {}", *ev.integer("generation"))
+                       : ev.integer("epoch")    ? fmt::format(" {}", *ev.integer("epoch"))
+                                                : std::string());
+  }
+  CHECK(t == "0.001s coordinator group-epoch 2\n"
+             "0.001s coordinator group-epoch 3\n"
+             "0.002s A status\n"
+             "0.002s A assigned 1\n"
+             "0.002s B status\n"
+             "3.001s coordinator initial-delay-over\n"
+             "3.001s coordinator generation 3\n"
+             "5.002s A status\n"
+             "5.002s A assigned 3\n"
+             "5.002s B status\n");
+  CHECK(x.m.rebalances == 0);  // formed before the window opens
+  CHECK(x.m.final_generation == 3);
+}
+
 TEST_CASE("streams: a missing source topic leaves the group without tasks until create-topic makes it") {
   const auto x = testing::run(R"(
 name: streams-create
@@ -155,7 +199,8 @@ events: [{at: 30s, create-topic: U, partitions: 4}]
   for (const auto& ev : x.r.trace.events())
     if (ev.kind == "status" && ev.actor == "A")
       if (const auto* l = ev.list("status")) statuses += fmt::format("{} [{}]\n", format_time(ev.at), fmt::join(*l, ","));
-  CHECK(statuses == "0.002s [MISSING_SOURCE_TOPICS]\n30.002s []\n");
+  // The first 3 s also wait for the initial rebalance delay.
+  CHECK(statuses == "0.002s [MISSING_SOURCE_TOPICS,ASSIGNMENT_DELAYED]\n5.002s [MISSING_SOURCE_TOPICS]\n30.002s []\n");
   const std::string t = tasks_timeline(x.r);
   CHECK(t.rfind("30.", 0) == 0);  // nothing is assigned before the topic exists
   CHECK(x.r.resources == std::vector<std::string>{"0_0", "0_1", "0_2", "0_3"});  // the most partitions among its sources
