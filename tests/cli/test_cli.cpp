@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -133,6 +134,22 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   const auto unsupported = cli("run scenarios/quickstart.yaml --protocol streams");
   CHECK(unsupported.code == 2);
   CHECK(unsupported.err == "scenarios/quickstart.yaml:5:11: protocol streams needs a topology: (sub-topologies with their source topics)\n");
+}
+
+TEST_CASE("run --records writes the group's records as JSON lines; a classic group's none, said so") {
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("rsim-records-{}.jsonl", ::getpid());
+  const auto r = cli(fmt::format("run scenarios/streams/scale-out.yaml --records '{}'", path.string()));
+  CHECK(r.code == 0);
+  const std::string text = slurp(path.string());
+  CHECK(text.rfind("{\"time_us\":1000,\"batch\":0,\"offset\":0,\"record\":\"StreamsGroupMemberMetadata\",\"type\":19,", 0) == 0);
+  CHECK(std::count(text.begin(), text.end(), '\n') > 20);
+  const auto classic = cli(fmt::format("run scenarios/quickstart.yaml --protocol eager --records '{}'", path.string()));
+  CHECK(classic.code == 0);
+  CHECK(classic.err.find("--records: the eager group wrote no records") != std::string::npos);
+  std::filesystem::remove(path);
+  const auto unwritable = cli("run scenarios/quickstart.yaml --records /nonexistent-dir/r.jsonl");
+  CHECK(unwritable.code == 2);
+  CHECK(unwritable.err.find("--records: cannot write /nonexistent-dir/r.jsonl") != std::string::npos);
 }
 
 TEST_CASE("topology prints a Streams scenario's configured topology; it runs under streams only") {
