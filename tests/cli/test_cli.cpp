@@ -136,6 +136,34 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(unsupported.err == "scenarios/quickstart.yaml:5:11: protocol streams needs a topology: (sub-topologies with their source topics)\n");
 }
 
+TEST_CASE("the command line forgives: --version, did-you-mean for commands and options, what a value should be") {
+  const auto version = cli("--version");
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("rebalance-sim ", 0) == 0);
+  const auto runn = cli("runn scenarios/quickstart.yaml");
+  CHECK(runn.code == 2);
+  CHECK(runn.err.rfind("rebalance-sim: unknown command 'runn' (did you mean 'run'?); one of: validate,", 0) == 0);
+  const auto timline = cli("run scenarios/quickstart.yaml --timline text");
+  CHECK(timline.code == 2);
+  CHECK(timline.err.rfind("rebalance-sim: run: unknown option '--timline' (did you mean '--timeline'?)", 0) == 0);
+  const auto protocol = cli("compare scenarios/quickstart.yaml --protocol eager");
+  CHECK(protocol.code == 2);
+  CHECK(protocol.err.find("compare: unknown option '--protocol' (did you mean '--protocols'?)") != std::string::npos);
+  const auto seed = cli("run scenarios/quickstart.yaml --seed abc");
+  CHECK(seed.code == 2);
+  CHECK(seed.err.rfind("rebalance-sim: --seed: wants a non-negative integer, got 'abc'", 0) == 0);
+}
+
+TEST_CASE("run --timeline jsonl writes only JSON Lines to stdout (the summary goes to stderr)") {
+  const auto r = cli("run scenarios/quickstart.yaml --timeline jsonl");
+  CHECK(r.code == 0);
+  std::istringstream in(r.out);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) CHECK(nlohmann::json::accept(line));
+  CHECK(lines > 10);
+  CHECK(r.err.find("rebalances") != std::string::npos);
+}
+
 TEST_CASE("run --records writes the group's records as JSON lines; a classic group's none, said so") {
   const auto path = std::filesystem::temp_directory_path() / fmt::format("rsim-records-{}.jsonl", ::getpid());
   const auto r = cli(fmt::format("run scenarios/streams/scale-out.yaml --records '{}'", path.string()));

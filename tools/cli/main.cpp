@@ -11,6 +11,7 @@
 #include "scenarios/snapshot.hpp"
 #include "scenarios/streams_topology.hpp"
 #include "scenarios/values.hpp"
+#include "tools/cli/forgiving.hpp"
 #include "tools/swarm/campaign.hpp"
 #include "tools/sweep/plan.hpp"
 #include "tools/sweep/plot.hpp"
@@ -195,9 +196,10 @@ int cmd_run(const RunArgs& a) {
   if (a.format == "json") {
     std::cout << json.str();
   } else {
-    if (a.timeline == "text") std::cout << text.str() << '\n';
-    if (a.timeline == "jsonl") std::cout << jsonl.str() << '\n';
-    std::cout << table.str();
+    if (a.timeline == "text") std::cout << text.str() << '\n' << table.str();
+    // Only JSON Lines on stdout, so that `| jq` reads it; the summary to stderr.
+    if (a.timeline == "jsonl") std::cout << jsonl.str(), std::cerr << table.str();
+    if (a.timeline == "none") std::cout << table.str();
   }
   const bool failed = summary.violation || std::any_of(expect.begin(), expect.end(), [](const auto& e) { return !e.ok; });
   if (failed) {
@@ -677,6 +679,7 @@ int cmd_merge(const MergeArgs& a) {
 int main(int argc, char** argv) {
   CLI::App app{"rebalance-sim: a deterministic simulator of Kafka group rebalance protocols"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "rebalance-sim " RSIM_VERSION);
   app.footer("Exit codes: 0 ok, 1 an expectation or invariant failed, 2 bad input or usage.\n"
              "Run 'rebalance-sim SUBCOMMAND --help' for a subcommand's options and examples.");
 
@@ -701,7 +704,7 @@ int main(int argc, char** argv) {
   run->add_option("--protocol", run_args.protocol, "override the scenario's protocol")
       ->check(CLI::IsMember(protocol_list));
   run->add_option("--assignor", run_args.assignor, "override the scenario's assignor");
-  run->add_option("--seed", run_args.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  run->add_option("--seed", run_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   run->add_option("--timeline", run_args.timeline, "print the timeline: text, jsonl or none")
       ->check(CLI::IsMember({"text", "jsonl", "none"}))
       ->capture_default_str();
@@ -728,7 +731,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   compare->add_option("--assignors", compare_args.assignors, "assignors to try with each protocol (default: the protocol's)")
       ->delimiter(',');
-  compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   compare->add_option("--html", compare_args.html_file, "also write a self-contained HTML report, the variants stacked");
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
@@ -756,7 +759,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(CLI::IsMember(protocol_list));
   check->add_option("--assignor", check_args.assignor, "run every scenario with this assignor");
-  check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(CLI::NonNegativeNumber);
+  check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(cli::non_negative_integer());
   check->footer("Every metric a baseline keeps is better when lower; runs are deterministic, so without a\n"
                 "tolerance any rise is a regression. Exit 1 on a failed expectation, an invariant violation\n"
                 "or a regression.\nExamples:\n"
@@ -842,14 +845,20 @@ int main(int argc, char** argv) {
   merge_cmd->footer("Exit 2 if the files are from different sweeps, overlap or miss runs.\nExample:\n"
                     "  rebalance-sim merge shard-*.jsonl --out sweep.jsonl");
 
+  if (const auto unknown = cli::unknown_subcommand(app, argc, argv)) {
+    std::cerr << "rebalance-sim: " << *unknown << '\n';
+    return kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::cerr << "rebalance-sim: " << cli::explain(app, e) << "\nRun with --help for more information.\n";
     return kBadInput;
   }
 
