@@ -349,7 +349,7 @@ TEST_CASE("check: an unchanged baseline passes; a worse assignor fails naming th
   // roundrobin spreads partitions without regard to who had them: more moves.
   const auto worse = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor roundrobin", base));
   CHECK(worse.code == 1);
-  CHECK(worse.out.find("REGRESSED  moves              old       24.000  new       47.000  change   +95.83%") != std::string::npos);
+  CHECK(worse.out.find("REGRESSED  moves              old       24.000  new       47.000  change      +95.83%") != std::string::npos);
   // A tolerance lets a small rise through, not a large one. The sticky
   // assignor's user data (each member's last assignment) costs 13% more
   // protocol bytes than range's.
@@ -360,10 +360,41 @@ TEST_CASE("check: an unchanged baseline passes; a worse assignor fails naming th
   const auto strict = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor sticky "
                                       "--tolerance downtime.total=1,downtime.max=1,downtime.p99=1,stop-the-world=1", base));
   CHECK(strict.code == 1);
-  CHECK(strict.out.find("REGRESSED  protocol-bytes     old    25368.000  new    28758.000  change   +13.36%") != std::string::npos);
+  CHECK(strict.out.find("REGRESSED  protocol-bytes     old    25368.000  new    28758.000  change      +13.36%") != std::string::npos);
   CHECK(cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --tolerance downtime=5", base)).code == 2);
   CHECK(cli("check scenarios/rolling-bounce.yaml --baseline /nonexistent/b.json").code == 2);
   CHECK(cli("check tests/scenarios/failing-expectation.yaml").code == 1);
+  std::filesystem::remove(base);
+}
+
+TEST_CASE("check: baselines keyed by scenario name, merged on update, with the version; junit; bad input goes on") {
+  const auto base = (std::filesystem::temp_directory_path() / fmt::format("rsim-baseline-m-{}.json", ::getpid())).string();
+  CHECK(cli(fmt::format("check scenarios/quickstart.yaml --baseline '{}' --update-baseline", base)).code == 0);
+  // The same scenario by another path is the same entry; an update of
+  // another scenario keeps it.
+  CHECK(cli(fmt::format("check ./scenarios/../scenarios/quickstart.yaml --baseline '{}'", base)).code == 0);
+  CHECK(cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --update-baseline", base)).code == 0);
+  const auto written = nlohmann::json::parse(slurp(base));
+  CHECK(written["simulator"].get<std::string>().rfind("rebalance-sim ", 0) == 0);
+  CHECK(written["scenarios"].contains("quickstart"));
+  CHECK(written["scenarios"].contains("rolling-bounce"));
+  // A bad scenario is reported and the others still run; exit 2 at the end.
+  const auto mixed = cli(fmt::format("check tests/bad/unknown-config-key.yaml scenarios/quickstart.yaml --baseline '{}'", base));
+  CHECK(mixed.code == 2);
+  CHECK(mixed.err.find("unknown-config-key.yaml:5:3:") != std::string::npos);
+  CHECK(mixed.out.find("scenarios/quickstart.yaml (eager/range, seed 1)") != std::string::npos);
+  CHECK(mixed.out.find("check: 2 scenario(s): 1 ok, 0 failed, 0 regressed, 1 bad input") != std::string::npos);
+  // JUnit XML: a failure per regressed scenario.
+  const auto junit = cli(fmt::format("check scenarios/rolling-bounce.yaml --baseline '{}' --assignor roundrobin --format junit", base));
+  CHECK(junit.code == 1);
+  CHECK(junit.out.rfind("<?xml", 0) == 0);
+  CHECK(junit.out.find("<testsuite name=\"rebalance-sim check\" tests=\"1\" failures=\"1\" errors=\"0\">") != std::string::npos);
+  CHECK(junit.out.find("<failure message=\"a metric regressed\">") != std::string::npos);
+  // A rise from 0 is said as the amount, not as +100%.
+  cli(fmt::format("check scenarios/quickstart.yaml --protocol cooperative --baseline '{}' --update-baseline", base));
+  const auto from_zero = cli(fmt::format("check scenarios/quickstart.yaml --protocol eager --baseline '{}'", base));
+  CHECK(from_zero.out.find("REGRESSED  stop-the-world     old        0.000  new ") != std::string::npos);
+  CHECK(from_zero.out.find(" (from 0)") != std::string::npos);
   std::filesystem::remove(base);
 }
 

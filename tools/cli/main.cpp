@@ -296,13 +296,12 @@ struct CheckArgs {
   std::string protocol;
   std::string assignor;
   std::int64_t seed = -1;
+  std::string format = "text";
 };
 
-// Each scenario's expect: block, and its metrics against a baseline: how an
-// assignor or protocol change is gated in CI.
-int cmd_check(const CheckArgs& a) {
+std::map<std::string, double> parse_tolerances(const std::vector<std::string>& tolerances) {
   std::map<std::string, double> tolerance;
-  for (const auto& t : a.tolerances) {
+  for (const auto& t : tolerances) {
     const auto eq = t.find('=');
     const std::string name = t.substr(0, eq);
     const auto pct = eq == std::string::npos ? std::nullopt : scenario::parse_number(t.substr(eq + 1));
@@ -316,52 +315,160 @@ int cmd_check(const CheckArgs& a) {
     }
     tolerance[name] = *pct;
   }
-  if (a.update && a.baseline.empty()) throw UsageError("--update-baseline needs --baseline FILE");
-  report::Baseline baseline;
-  if (!a.baseline.empty() && !a.update) baseline = report::read_baseline(a.baseline);
-  report::Baseline updated;
-  bool failed = false;
-  for (const auto& f : a.files) {
-    const auto s = scenario::load_file(f);
+  return tolerance;
+}
+
+// One scenario's verdict: its lines of the report, and what failed.
+struct CheckedScenario {
+  std::string file, name;
+  std::vector<std::string> lines;  // "FAIL ...", "ok ...", "REGRESSED ..."
+  bool bad_input = false, failed = false, regressed = false;
+  std::string error;  // bad input: the message
+};
+
+// A change in words: percent, or from 0 the absolute rise (a percentage of
+// nothing says nothing).
+std::string change_text(const report::MetricChange& c) {
+  if (c.old_value == 0) return c.new_value == 0 ? "+0.00%" : fmt::format("{:+.3f} (from 0)", c.new_value);
+  return fmt::format("{:+.2f}%", (c.new_value - c.old_value) / std::abs(c.old_value) * 100.0);
+}
+
+CheckedScenario check_one(const std::string& f, const CheckArgs& a, const report::Baseline& baseline,
+                          const std::map<std::string, double>& tolerance, report::Baseline& updated) {
+  CheckedScenario out{f, f, {}, false, false, false, {}};
+  std::optional<scenario::Scenario> s;
+  std::optional<scenario::RunResult> run;
+  try {
+    s = scenario::load_file(f);
     scenario::RunOptions o;
     if (!a.protocol.empty()) o.protocol = a.protocol;
     if (!a.assignor.empty()) o.assignor = a.assignor;
     if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
-    const auto run = scenario::run(s, o);
-    const auto m = metrics::summarize(s, run);
-    const auto expect = metrics::evaluate(s, m);
-    std::cout << fmt::format("{} ({}/{}, seed {})\n", f, run.protocol, run.assignor, run.seed);
-    for (const auto& e : expect) {
-      std::cout << fmt::format("  {:<10} expect {:<18} want {}  got {}\n", e.ok ? "ok" : "FAIL", e.name, e.want, e.got);
-      failed |= !e.ok;
-    }
-    if (m.violation) {
-      std::cout << fmt::format("  {:<10} invariant violated: {}\n", "FAIL", metrics::describe(*m.violation));
-      failed = true;
-    }
-    const auto now = report::baseline_metrics(m);
-    updated[f] = report::BaselineEntry{run.protocol, run.assignor, run.seed, now};
-    if (a.baseline.empty() || a.update) continue;
-    auto it = baseline.find(f);
-    if (it == baseline.end()) {
-      std::cout << fmt::format("  {:<10} not in the baseline {} (add it with --update-baseline)\n", "FAIL", a.baseline);
-      failed = true;
-      continue;
-    }
-    for (const auto& c : report::compare_to_baseline(it->second, now, tolerance)) {
-      const double change = c.old_value == 0 ? (c.new_value == 0 ? 0.0 : 100.0) : (c.new_value - c.old_value) / std::abs(c.old_value) * 100.0;
-      const char* verdict = c.regression ? "REGRESSED" : c.new_value < c.old_value ? "improved" : "ok";
-      std::cout << fmt::format("  {:<10} {:<18} old {:>12.3f}  new {:>12.3f}  change {:>+8.2f}%{}\n", verdict, c.metric,
-                               c.old_value, c.new_value, change,
-                               c.tolerance_pct > 0 ? fmt::format("  (tolerance {}%)", c.tolerance_pct) : std::string());
-      failed |= c.regression;
+    run = scenario::run(*s, o);
+  } catch (const scenario::InputError& e) {  // go on with the others; the check fails at the end
+    out.bad_input = true;
+    out.error = e.what();
+    return out;
+  }
+  out.name = s->name;
+  const auto m = metrics::summarize(*s, *run);
+  out.lines.push_back(fmt::format("{} ({}/{}, seed {})", f, run->protocol, run->assignor, run->seed));
+  for (const auto& e : metrics::evaluate(*s, m)) {
+    out.lines.push_back(fmt::format("  {:<10} expect {:<18} want {}  got {}", e.ok ? "ok" : "FAIL", e.name, e.want, e.got));
+    out.failed |= !e.ok;
+  }
+  if (m.violation) {
+    out.lines.push_back(fmt::format("  {:<10} invariant violated: {}", "FAIL", metrics::describe(*m.violation)));
+    out.failed = true;
+  }
+  const auto now = report::baseline_metrics(m);
+  // Keyed by the scenario's name, whatever path it was given by; a baseline
+  // written by an older version is keyed by path.
+  updated.erase(f);
+  updated[s->name] = report::BaselineEntry{run->protocol, run->assignor, run->seed, now};
+  if (a.baseline.empty() || a.update) return out;
+  auto it = baseline.find(s->name);
+  if (it == baseline.end()) it = baseline.find(f);
+  if (it == baseline.end()) {
+    out.lines.push_back(fmt::format("  {:<10} not in the baseline {} (add it with --update-baseline)", "FAIL", a.baseline));
+    out.failed = true;
+    return out;
+  }
+  for (const auto& c : report::compare_to_baseline(it->second, now, tolerance)) {
+    const char* verdict = c.regression ? "REGRESSED" : c.new_value < c.old_value ? "improved" : "ok";
+    out.lines.push_back(fmt::format("  {:<10} {:<18} old {:>12.3f}  new {:>12.3f}  change {:>12}{}", verdict, c.metric,
+                                    c.old_value, c.new_value, change_text(c),
+                                    c.tolerance_pct > 0 ? fmt::format("  (tolerance {}%)", c.tolerance_pct) : std::string()));
+    out.regressed |= c.regression;
+  }
+  return out;
+}
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+// JUnit XML, as CI systems read it: a test case per scenario, a failure for
+// a failed expectation, invariant or regression, an error for bad input.
+void write_junit(std::ostream& out, const std::vector<CheckedScenario>& checked) {
+  std::size_t failures = 0, errors = 0;
+  for (const auto& c : checked) {
+    failures += (c.failed || c.regressed) ? 1 : 0;
+    errors += c.bad_input ? 1 : 0;
+  }
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << fmt::format("<testsuite name=\"rebalance-sim check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", checked.size(),
+                     failures, errors);
+  for (const auto& c : checked) {
+    out << fmt::format("  <testcase classname=\"{}\" name=\"{}\"", xml_escaped(c.file), xml_escaped(c.name));
+    std::string details;
+    for (const auto& l : c.lines) details += l + "\n";
+    if (c.bad_input)
+      out << fmt::format(">\n    <error message=\"{}\"/>\n  </testcase>\n", xml_escaped(c.error));
+    else if (c.failed || c.regressed)
+      out << fmt::format(">\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
+                         c.regressed ? "a metric regressed" : "an expectation or invariant failed", xml_escaped(details));
+    else
+      out << "/>\n";
+  }
+  out << "</testsuite>\n";
+}
+
+// Each scenario's expect: block, and its metrics against a baseline: how an
+// assignor or protocol change is gated in CI. A bad scenario is reported
+// and the others still run; the exit code says the worst.
+int cmd_check(const CheckArgs& a) {
+  const auto tolerance = parse_tolerances(a.tolerances);
+  if (a.update && a.baseline.empty()) throw UsageError("--update-baseline needs --baseline FILE");
+  report::Baseline baseline;
+  // An update merges: scenarios not run this time keep their entries.
+  if (!a.baseline.empty() && (!a.update || std::filesystem::exists(a.baseline))) baseline = report::read_baseline(a.baseline);
+  report::Baseline updated = a.update ? baseline : report::Baseline{};
+  std::vector<CheckedScenario> checked;
+  std::map<std::string, std::string> file_of;  // scenario name -> the file that had it
+  for (const auto& f : a.files) {
+    checked.push_back(check_one(f, a, baseline, tolerance, updated));
+    CheckedScenario& c = checked.back();
+    if (c.bad_input) continue;
+    if (auto [it, fresh] = file_of.emplace(c.name, f); !fresh) {
+      c.bad_input = true;
+      c.error = fmt::format("{}: scenario name '{}' is also {}'s: a baseline keys scenarios by name", f, c.name, it->second);
     }
   }
-  if (a.update) {
-    report::write_baseline(a.baseline, updated);
+  std::size_t ok = 0, bad = 0, failed = 0, regressed = 0;
+  for (const auto& c : checked) {
+    bad += c.bad_input ? 1 : 0;
+    failed += c.failed ? 1 : 0;
+    regressed += c.regressed ? 1 : 0;
+    ok += !c.bad_input && !c.failed && !c.regressed ? 1 : 0;
+  }
+  if (a.format == "junit") {
+    write_junit(std::cout, checked);
+  } else {
+    for (const auto& c : checked)
+      for (const auto& l : c.lines) std::cout << l << '\n';
+  }
+  for (const auto& c : checked)
+    if (c.bad_input) std::cerr << c.error << '\n';
+  if (a.update && bad == 0) {
+    report::write_baseline(a.baseline, updated, "rebalance-sim " RSIM_VERSION);
     std::cout << fmt::format("wrote {} scenario(s) to {}\n", updated.size(), a.baseline);
+  } else if (a.update) {
+    std::cerr << fmt::format("{} not written: {} scenario(s) could not run\n", a.baseline, bad);
   }
-  return failed ? kFailed : kOk;
+  if (a.format != "junit")
+    std::cout << fmt::format("check: {} scenario(s): {} ok, {} failed, {} regressed, {} bad input\n", checked.size(), ok,
+                             failed, regressed, bad);
+  if (bad > 0) return kBadInput;
+  return failed + regressed > 0 ? kFailed : kOk;
 }
 
 // The KIP-1071 task assignor on a Streams group snapshot; tasks print as
@@ -760,6 +867,9 @@ int main(int argc, char** argv) {
   check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(CLI::IsMember(protocol_list));
   check->add_option("--assignor", check_args.assignor, "run every scenario with this assignor");
   check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(cli::non_negative_integer());
+  check->add_option("--format", check_args.format, "text, or junit (JUnit XML for CI systems)")
+      ->check(CLI::IsMember({"text", "junit"}))
+      ->capture_default_str();
   check->footer("Every metric a baseline keeps is better when lower; runs are deterministic, so without a\n"
                 "tolerance any rise is a regression. Exit 1 on a failed expectation, an invariant violation\n"
                 "or a regression.\nExamples:\n"

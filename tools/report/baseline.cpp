@@ -44,9 +44,10 @@ Baseline read_baseline(const std::string& path) {
   return b;
 }
 
-void write_baseline(const std::string& path, const Baseline& b) {
+void write_baseline(const std::string& path, const Baseline& b, const std::string& simulator) {
   nlohmann::ordered_json j;
   j["version"] = 1;
+  j["simulator"] = simulator;
   nlohmann::ordered_json scenarios = nlohmann::ordered_json::object();
   for (const auto& [file, e] : b) {
     nlohmann::ordered_json entry;

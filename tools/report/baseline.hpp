@@ -21,11 +21,13 @@ struct BaselineEntry {
   std::map<std::string, double> metrics;
 };
 
-using Baseline = std::map<std::string, BaselineEntry>;  // scenario file -> entry
+using Baseline = std::map<std::string, BaselineEntry>;  // scenario name (older baselines: file) -> entry
 
 // Throws scenario::InputError on a file that is not a baseline.
 Baseline read_baseline(const std::string& path);
-void write_baseline(const std::string& path, const Baseline& b);
+// `simulator`: the version that wrote it (kept for the reader; a baseline
+// from another version may differ by its changes, not by a regression).
+void write_baseline(const std::string& path, const Baseline& b, const std::string& simulator);
 
 struct MetricChange {
   std::string metric;
