@@ -77,7 +77,7 @@ Target parse_target(const std::string& text) {
 
 class FileRunner {
  public:
-  explicit FileRunner(std::string path) : path_(std::move(path)) {}
+  FileRunner(std::string path, Plugins* plugins) : path_(std::move(path)), plugins_(plugins) {}
 
   FileResult run() {
     YAML::Node root;
@@ -115,6 +115,8 @@ class FileRunner {
             out.cases.push_back(streams.run(c));
           else
             out.cases.push_back(run_case(c, t));
+        } catch (const protocols::PluginError& e) {  // a bad answer fails its case, not the file
+          out.cases.push_back({c["name"] ? c["name"].as<std::string>() : "?", "", "exec", Status::Fail, e.what()});
         } catch (const YAML::Exception& e) {  // a value of the wrong type
           throw InputError(path_, mark_of(e), fmt::format("malformed case: {}", e.msg));
         }
@@ -408,12 +410,17 @@ class FileRunner {
     r.method = c["method"] ? c["method"].as<std::string>() : std::string();
     r.assignor = target.name;
     const auto* info = target.connect ? nullptr : protocols::find_assignor(target.family, target.name);
-    std::unique_ptr<protocols::Assignor> assignor;
+    std::unique_ptr<protocols::Assignor> built_in;
     if (info != nullptr && info->runnable && target.family == protocols::Family::Classic)
-      assignor = protocols::make_classic_assignor(target.name);
+      built_in = protocols::make_classic_assignor(target.name);
     if (info != nullptr && info->runnable && target.family == protocols::Family::Consumer)
-      assignor = protocols::make_consumer_assignor(target.name);
-    if (!assignor) {
+      built_in = protocols::make_consumer_assignor(target.name);
+    const protocols::Assignor* assignor = built_in.get();
+    if (plugins_ != nullptr && !target.connect) {
+      assignor = &plugins_->for_target(target.family, target.name == "cooperative-sticky");
+      r.assignor = "exec";
+    }
+    if (assignor == nullptr) {
       r.detail = target.connect ? "Kafka Connect's incremental cooperative assignor is not implemented yet"
                                 : fmt::format("{} assignor '{}' is not implemented yet",
                                               protocols::family_name(target.family), target.name);
@@ -430,6 +437,8 @@ class FileRunner {
         r.status = Status::Fail;
         r.detail = fmt::format("differs:\n      want {} got an assignment", expect["error"].as<std::string>());
       } catch (const protocols::AssignorError&) {
+        r.status = Status::Pass;
+      } catch (const protocols::PluginRefusal&) {  // the plug-in's {"error": ..}
         r.status = Status::Pass;
       }
       return r;
@@ -462,10 +471,10 @@ class FileRunner {
             diff += fmt::format("\n      instance {}: want {} got {}", inst, show(l), have.count(inst) ? show(have.at(inst)) : "[]");
           }
       } else if (key == "partitions_transferring_ownership" &&
-                 (dynamic_cast<const protocols::StickyAssignor*>(assignor.get()) != nullptr ||
-                  dynamic_cast<const protocols::CooperativeStickyAssignor*>(assignor.get()) != nullptr)) {
+                 (dynamic_cast<const protocols::StickyAssignor*>(assignor) != nullptr ||
+                  dynamic_cast<const protocols::CooperativeStickyAssignor*>(assignor) != nullptr)) {
         std::optional<std::map<TopicPartition, std::string>> transfers;
-        if (const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(assignor.get()))
+        if (const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(assignor))
           transfers = sticky->assign_detailed(g).transferring;
         else
           transfers = static_cast<const protocols::CooperativeStickyAssignor&>(*assignor).transferring(g);
@@ -532,8 +541,8 @@ class FileRunner {
             diff += fmt::format("\n      round {}:{}", round, round_diff);
           }
           if (r["partitions_transferring_ownership"]) {
-            const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(assignor.get());
-            const auto* coop = dynamic_cast<const protocols::CooperativeStickyAssignor*>(assignor.get());
+            const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(assignor);
+            const auto* coop = dynamic_cast<const protocols::CooperativeStickyAssignor*>(assignor);
             std::map<TopicPartition, std::string> want;
             for (const auto& kv2 : r["partitions_transferring_ownership"]) want[partition(kv2.first)] = kv2.second.as<std::string>();
             std::optional<std::map<TopicPartition, std::string>> have;
@@ -644,12 +653,25 @@ class FileRunner {
   }
 
   std::string path_;
+  Plugins* plugins_;  // null: the built-in assignors
   std::vector<std::string> topic_order_;       // ordering_hints.java_hashset_topic_order
   std::vector<std::string> topic_uuid_order_;  // ordering_hints.uuid_ascending_order
 };
 
 }  // namespace
 
-FileResult run_file(const std::string& path) { return FileRunner(path).run(); }
+FileResult run_file(const std::string& path, Plugins* plugins) { return FileRunner(path, plugins).run(); }
+
+protocols::ExecAssignor& Plugins::for_target(protocols::Family family, bool cooperative) {
+  const bool consumer = family == protocols::Family::Consumer;
+  auto& slot = by_side_[{consumer, cooperative}];
+  if (!slot) {
+    const std::string protocol = consumer ? "consumer" : cooperative ? "cooperative" : "eager";
+    slot = std::make_unique<protocols::ExecAssignor>(
+        settings_, consumer ? protocols::AssignorSide::ConsumerGroup : protocols::AssignorSide::ClientLeader, protocol,
+        cooperative);
+  }
+  return *slot;
+}
 
 }  // namespace rsim::vectors
