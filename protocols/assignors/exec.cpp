@@ -96,9 +96,11 @@ void check_coverage(const GroupSnapshot& group, const GroupAssignment& a, bool c
         bad(fmt::format("partition {} is assigned twice (to '{}' and '{}')", to_string(tp), it->second, member));
   for (const auto& m : group.members)
     for (const auto& tp : m.owned) owner_before.emplace(tp, m.member_id);
+  std::set<std::string> subscribed;  // Kafka assigns the partitions of subscribed topics only
+  for (const auto& m : group.members) subscribed.insert(m.topics.begin(), m.topics.end());
   std::vector<std::string> missing;
   for (const auto& [topic, count] : group.topics)
-    for (int p = 0; p < count; ++p) {
+    for (int p = 0; p < count && subscribed.count(topic) != 0; ++p) {
       const TopicPartition tp{Topic(topic), p};
       if (owner_now.count(tp) != 0) continue;
       // Cooperative: left out while its owner revokes it (it owns it and is not given it).

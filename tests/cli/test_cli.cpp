@@ -414,8 +414,12 @@ TEST_CASE("plugin assignors: scenario key, --assignor-exec on run, compare, chec
   CHECK(both.out.find("eager/range") != std::string::npos);
   CHECK(cli("check tests/plugins/range-plugin.yaml " + range).code == 0);
   CHECK(cli("assign tests/snapshots/two-topics.json " + range).out == cli("assign tests/snapshots/two-topics.json --assignor range").out);
-  const auto vectors = cli("vectors tests/vectors/RangeAssignorTest.server.yaml " + range);
-  CHECK(vectors.out.find("(exec)") != std::string::npos);  // every case was the plug-in's
+  // Kafka's range vectors against the example: all but the two rack-aware cases (the example ignores racks).
+  const auto vectors = cli("vectors --verbose tests/vectors/RangeAssignorTest.client.yaml tests/vectors/RangeAssignorTest.server.yaml " + range);
+  CHECK(vectors.code == 1);
+  CHECK(vectors.out.find("PASS tests/vectors/RangeAssignorTest.server.yaml nonexistent-topic (exec)") != std::string::npos);
+  CHECK(vectors.out.find("FAIL tests/vectors/RangeAssignorTest.client.yaml rack-uniform-subscription-rf1 (exec)") != std::string::npos);
+  CHECK(vectors.out.find("vectors: 22 passed, 2 failed, 0 skipped") != std::string::npos);
 
   const auto crash = cli("run tests/plugins/range-plugin.yaml --assignor-exec 'python3 tests/plugins/bad_assignor.py exit 1'");
   CHECK(crash.code == 2);

@@ -22,6 +22,13 @@ def member_order(member):
 
 
 def assign(request):
+    if request.get("side") == "consumer-group":
+        # The broker-side RangeAssignor refuses a subscription to a topic that
+        # does not exist (PartitionAssignorException); the client's skips it.
+        for m in request["members"]:
+            for topic in m["topics"]:
+                if topic not in request["topics"]:
+                    return {"error": f"member {m['id']} subscribes to topic {topic}, which does not exist"}
     members = sorted(request["members"], key=member_order)
     assignment = {m["id"]: {} for m in request["members"]}
     for topic in sorted(request["topics"]):
