@@ -433,8 +433,8 @@ TEST_CASE("plugin assignors: scenario key, --assignor-exec on run, compare, chec
   CHECK(cli("compare tests/plugins/range-plugin.yaml --seeds 2 " + range).code == 2);
   const auto empty = cli("validate tests/bad/assignor-exec-empty.yaml");
   CHECK(empty.code == 2);
-  CHECK(empty.err == "tests/bad/assignor-exec-empty.yaml:3:18: exec needs a command, e.g. [python3, my_assignor.py]\n");
+  CHECK(empty.err == "tests/bad/assignor-exec-empty.yaml:4:18: exec needs a command, e.g. [python3, my_assignor.py]\n");
   const auto timeout = cli("validate tests/bad/assignor-exec-bad-timeout.yaml");
-  CHECK(timeout.err == "tests/bad/assignor-exec-bad-timeout.yaml:3:72: timeout (wall clock per request) must be between 1ms and 1h\n");
+  CHECK(timeout.err == "tests/bad/assignor-exec-bad-timeout.yaml:4:72: timeout (wall clock per request) must be between 1ms and 1h\n");
 }
 }
