@@ -17,6 +17,7 @@
 #include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <functional>
 #include <map>
 #include <optional>
@@ -324,6 +325,40 @@ class FileRunner {
 
   // Properties Kafka's tests assert in code, which the vector files can only
   // describe in prose: a checker per test method. Appends to `diff`.
+  // Partitions the assignment moves from an owner that loses them to another
+  // member (Kafka's partitionsTransferringOwnership): the sticky assignors
+  // report theirs; for any other, computed from the target (a cooperative
+  // assignor's answer withholds exactly these).
+  static std::map<TopicPartition, std::string> transferring(const protocols::Assignor& assignor, const GroupSnapshot& g) {
+    if (const auto* sticky = dynamic_cast<const protocols::StickyAssignor*>(&assignor))
+      if (auto t = sticky->assign_detailed(g).transferring) return *t;
+    if (const auto* coop = dynamic_cast<const protocols::CooperativeStickyAssignor*>(&assignor)) return coop->transferring(g);
+    const GroupAssignment target = assignor.target(g);
+    std::map<TopicPartition, std::string> owner, out;
+    for (const auto& m : g.members)
+      for (const auto& tp : m.owned) owner[tp] = m.member_id;
+    for (const auto& [member, list] : target)
+      for (const auto& tp : list)
+        if (auto it = owner.find(tp); it != owner.end() && it->second != member) out[tp] = member;
+    return out;
+  }
+
+  // A property written as a call and a comparison, read by its structure:
+  // "NAME().size() OP N" with OP one of == != <= >= < >. Null: not of that
+  // form, or a NAME this runner does not compute.
+  static std::optional<bool> size_property(const std::string& text, const protocols::Assignor& assignor,
+                                           const GroupSnapshot& g, std::string& diff) {
+    static const std::regex form(R"(^\s*(\w+)\(\)\.size\(\)\s*(==|!=|<=|>=|<|>)\s*(\d+)\s*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, form) || m[1] != "partitionsTransferringOwnership") return std::nullopt;
+    const long have = static_cast<long>(transferring(assignor, g).size()), want = std::stol(m[3]);
+    const std::string op = m[2];
+    const bool held = op == "==" ? have == want : op == "!=" ? have != want : op == "<=" ? have <= want
+                    : op == ">=" ? have >= want : op == "<" ? have < want : have > want;
+    if (!held) diff += fmt::format("\n      {}: got {}", text, have);
+    return held;
+  }
+
   static std::optional<bool> method_property(const std::string& method, const protocols::Assignor& assignor,
                                              bool cooperative, const GroupSnapshot& input, std::string& diff) {
     if (method != "testAddRemoveTopicTwoConsumers") return std::nullopt;
@@ -580,6 +615,8 @@ class FileRunner {
             ok = false;
             diff += fmt::format("\n      {}: the partitions changed", text);
           }
+        } else if (const auto sized = size_property(text, *assignor, g, diff)) {
+          ok &= *sized;
         } else if (const auto held = method_property(r.method, *assignor, cooperative, g, diff)) {
           ok &= *held;
         } else {
