@@ -61,6 +61,17 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
   CHECK(passed_by_assignor["streams sticky"] == 10);
 }
 
+TEST_CASE("vectors: a step the runner cannot read skips that case with its reason; the rest of the file runs") {
+  const auto result = vectors::run_file(std::string(RSIM_SOURCE_DIR) + "/tests/vectors_unreadable/connect-unknown-step.yaml");
+  REQUIRE(result.cases.size() == 3);
+  CHECK(result.cases[0].status == vectors::Status::Pass);
+  CHECK(result.cases[1].status == vectors::Status::Skip);
+  CHECK(result.cases[1].name == "unreadable-step");
+  CHECK(result.cases[1].detail.find("connect-unknown-step.yaml:157:7: unknown step 'teleport worker2 to the moon' in a Connect round") !=
+        std::string::npos);
+  CHECK(result.cases[2].status == vectors::Status::Pass);
+}
+
 TEST_CASE("range: the first P % C members in MemberInfo order take one extra partition, per topic") {
   protocols::GroupSnapshot g;
   g.topics = {{"a", 7}, {"b", 2}};

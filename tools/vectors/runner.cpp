@@ -78,6 +78,10 @@ Target parse_target(const std::string& text) {
 
 class FileRunner {
  public:
+  static std::string case_name(const YAML::Node& c) {
+    return c.IsMap() && c["name"] && c["name"].IsScalar() ? c["name"].as<std::string>() : std::string("?");
+  }
+
   FileRunner(std::string path, Plugins* plugins) : path_(std::move(path)), plugins_(plugins) {}
 
   FileResult run() {
@@ -117,9 +121,12 @@ class FileRunner {
           else
             out.cases.push_back(run_case(c, t));
         } catch (const protocols::PluginError& e) {  // a bad answer fails its case, not the file
-          out.cases.push_back({c["name"] ? c["name"].as<std::string>() : "?", "", "exec", Status::Fail, e.what()});
+          out.cases.push_back({case_name(c), "", "exec", Status::Fail, e.what()});
+        } catch (const InputError& e) {  // a step or value this runner cannot read: that case only
+          out.cases.push_back({case_name(c), "", t.name, Status::Skip, fmt::format("cannot read the case: {}", e.what())});
         } catch (const YAML::Exception& e) {  // a value of the wrong type
-          throw InputError(path_, mark_of(e), fmt::format("malformed case: {}", e.msg));
+          out.cases.push_back({case_name(c), "", t.name, Status::Skip,
+                               fmt::format("cannot read the case: {}", InputError(path_, mark_of(e), "malformed case: " + e.msg).what())});
         }
       }
     }
