@@ -72,6 +72,19 @@ TEST_CASE("vectors: a step the runner cannot read skips that case with its reaso
   CHECK(result.cases[2].status == vectors::Status::Pass);
 }
 
+TEST_CASE("vectors --assignor-exec: a plug-in's moves are checked from its answer, unless a cooperative answer hides them") {
+  vectors::Plugins plugins(protocols::ExecSettings{{"python3", std::string(RSIM_SOURCE_DIR) + "/tools/examples/range_assignor.py"}});
+  const auto result = vectors::run_file(std::string(RSIM_SOURCE_DIR) + "/tests/vectors/AbstractStickyAssignorTest.yaml", &plugins);
+  std::vector<const vectors::CaseResult*> one_topic;
+  for (const auto& c : result.cases)
+    if (c.name == "one-consumer-one-topic") one_topic.push_back(&c);
+  REQUIRE(one_topic.size() == 2);  // the file applies to sticky (eager) and cooperative-sticky
+  CHECK(one_topic[0]->assignor == "exec");
+  CHECK(one_topic[0]->status == vectors::Status::Pass);
+  CHECK(one_topic[1]->status == vectors::Status::Skip);
+  CHECK(one_topic[1]->detail.find("partitions_transferring_ownership") != std::string::npos);
+}
+
 TEST_CASE("range: the first P % C members in MemberInfo order take one extra partition, per topic") {
   protocols::GroupSnapshot g;
   g.topics = {{"a", 7}, {"b", 2}};
