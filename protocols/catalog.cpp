@@ -43,6 +43,9 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"uniform", Family::Consumer, true, "broker-side UniformAssignor"},
       {"range", Family::Consumer, true, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, true, "broker-side StickyTaskAssignor (KIP-1071, Kafka 4.2)"},
+      // A plug-in process: any side of the classic and consumer families.
+      {"exec", Family::Classic, true, "a plug-in: your assignor as a process (assignor: {exec: [..]}, --assignor-exec)"},
+      {"exec", Family::Consumer, true, "a plug-in: your assignor as a process (assignor: {exec: [..]}, --assignor-exec)"},
   };
   return kAssignors;
 }
@@ -76,6 +79,8 @@ std::vector<std::string_view> assignor_names(Family family) {
 bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
   if (find_assignor(protocol.family, assignor) == nullptr) return false;
   if (protocol.family != Family::Classic) return true;
+  // A plug-in is told which protocol asks and is held to its rules (exec.hpp).
+  if (assignor == "exec") return true;
   if (protocol.name == "connect") return assignor == "connect";
   if (protocol.name == "eager") return assignor != "connect";
   return assignor == "cooperative-sticky";
@@ -83,9 +88,9 @@ bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
 
 std::string_view accepted_assignors(const ProtocolInfo& protocol) {
   if (protocol.family != Family::Classic) return "any of its family's assignors";
-  if (protocol.name == "connect") return "connect";
-  if (protocol.name == "eager") return "range, roundrobin, sticky or cooperative-sticky";
-  return "cooperative-sticky";
+  if (protocol.name == "connect") return "connect or exec";
+  if (protocol.name == "eager") return "range, roundrobin, sticky, cooperative-sticky or exec";
+  return "cooperative-sticky or exec";
 }
 
 bool supports_cooperative_rebalance(std::string_view assignor) { return assignor == "cooperative-sticky"; }

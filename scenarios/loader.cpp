@@ -110,6 +110,7 @@ class Loader {
   Expectation expectation(const std::string& name, const YAML::Node& n) const;
 
   // ---- cross-checks over the whole file ----
+  void assignor_exec(const YAML::Node& n);
   void check_members_over_time();
   std::vector<std::string> assignor_list(const YAML::Node& n);
   void apply_assignment_strategy();
@@ -260,8 +261,11 @@ void Loader::top(const YAML::Node& root) {
                            fmt::join(protocols::protocol_names(), ", ")));
   }
   if (auto* v = find(e, "assignor")) {
-    s_.assignor = scalar(*v, "assignor");
     s_.assignor_mark = mark_of(*v);
+    if (v->IsMap()) assignor_exec(*v);
+    else s_.assignor = scalar(*v, "assignor");
+    if (*s_.assignor == "exec" && !s_.assignor_exec)
+      fail(*v, "assignor exec needs the command: assignor: {exec: [python3, my_assignor.py]}");
     const auto family = protocols::find_protocol(s_.protocol)->family;
     if (protocols::find_assignor(family, *s_.assignor) == nullptr)
       fail(*v, fmt::format("unknown {} assignor '{}' for protocol '{}'{}; one of: {}",
@@ -295,6 +299,24 @@ void Loader::top(const YAML::Node& root) {
 }
 
 // ---------------------------------------------------------------- sections --
+
+// `assignor: {exec: [COMMAND, ARGS..], timeout: 10s}`: a plug-in process.
+void Loader::assignor_exec(const YAML::Node& n) {
+  const auto e = entries(n, "assignor", {"exec", "timeout"});
+  AssignorExec x;
+  x.command = string_list(require(e, n, "exec", "assignor (as a map)"), "exec");
+  if (x.command.empty()) fail(*find(e, "exec"), "exec needs a command, e.g. [python3, my_assignor.py]");
+  for (std::size_t i = 0; i < x.command.size(); ++i)
+    if (x.command[i].empty() || x.command[i].find('\0') != std::string::npos)
+      fail((*find(e, "exec"))[i], "an exec argument must be a non-empty string without NUL characters");
+  if (auto* v = find(e, "timeout")) {
+    x.timeout = duration(*v, "timeout");
+    if (x.timeout < std::chrono::milliseconds(1) || x.timeout > std::chrono::hours(1))
+      fail(*v, "timeout (wall clock per request) must be between 1ms and 1h");
+  }
+  s_.assignor = "exec";
+  s_.assignor_exec = std::move(x);
+}
 
 void Loader::config(const YAML::Node& n) {
   auto names = config_key_names();
@@ -608,7 +630,7 @@ std::vector<std::string> Loader::assignor_list(const YAML::Node& n) {
   if (list.empty()) fail(n, "assignors lists no assignor; give at least one, e.g. [cooperative-sticky, range]");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto* a = protocols::find_assignor(protocols::Family::Classic, list[i]);
-    if (a == nullptr || list[i] == "connect")
+    if (a == nullptr || list[i] == "connect" || list[i] == "exec")
       fail(n[i], fmt::format("unknown client-side assignor '{}' in assignors{}; it takes range, roundrobin, sticky or cooperative-sticky",
                              list[i], did_you_mean(list[i], {"range", "roundrobin", "sticky", "cooperative-sticky"})));
     if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i]) != list.begin() + static_cast<std::ptrdiff_t>(i))

@@ -3,6 +3,7 @@
 #include "protocols/catalog.hpp"
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/member.hpp"
+#include "protocols/assignors/exec.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/group_host.hpp"
 #include "scenarios/assignor_lists.hpp"
@@ -25,16 +26,33 @@ namespace cl = protocols::classic;
 
 namespace {
 
+// The run's assignor: a built-in by name, or the plug-in, told which side of
+// which protocol asks and held to that protocol's rules.
+std::unique_ptr<protocols::Assignor> make_assignor(const std::string& protocol, const std::string& assignor,
+                                                   const AssignorExec* exec) {
+  if (assignor == "exec") {
+    const auto side = protocol == "consumer"  ? protocols::AssignorSide::ConsumerGroup
+                      : protocol == "connect" ? protocols::AssignorSide::ConnectLeader
+                                              : protocols::AssignorSide::ClientLeader;
+    // These revoke before they reassign; incremental asks for a target and withholds itself.
+    const bool cooperative = protocol == "cooperative" || protocol == "deferred" || protocol == "connect";
+    protocols::ExecSettings settings{exec->command, std::chrono::duration_cast<std::chrono::milliseconds>(exec->timeout)};
+    return std::make_unique<protocols::ExecAssignor>(std::move(settings), side, protocol, cooperative);
+  }
+  return protocol == "consumer" ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor);
+}
+
 class GroupRun {
  public:
-  GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed, std::ostream* records)
+  GroupRun(const Scenario& s, std::string protocol, std::string assignor, std::uint64_t seed, const AssignorExec* exec,
+           std::ostream* records)
       : s_(s),
         records_(records ? std::make_unique<protocols::epoch::RecordsOut>(*records) : nullptr),
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
         consumer_(protocol == "consumer"),
         topics_(s, kernel_, trace_),
         streams_(protocol == "streams" ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
-        assignor_(consumer_ ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor)),
+        assignor_(make_assignor(protocol, assignor, exec)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_,
               host_config(s, records_.get())),
@@ -61,18 +79,12 @@ class GroupRun {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
     trace_.emit(kTimeZero, "scenario", "run",
                 {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
-    start_members();
-    for (const auto& ev : s_.events) schedule(ev);
     const Time horizon = time_at(s_.duration);
-    if (progress) {
-      constexpr std::int64_t kSlices = 100;
-      for (std::int64_t i = 1; i < kSlices; ++i) {
-        kernel_.run_until(time_at(Duration{s_.duration.count() / kSlices * i}));
-        progress(kernel_.now(), horizon);
-      }
+    try {
+      play(horizon, progress);
+    } catch (const protocols::PluginError& e) {  // the run cannot go on: say when it stopped
+      throw protocols::PluginError(fmt::format("at {} (simulated): {}", format_duration(kernel_.now().time_since_epoch()), e.what()));
     }
-    kernel_.run_until(horizon);
-    if (progress) progress(kernel_.now(), horizon);
     RunResult r;
     r.protocol = protocol_name_;
     r.assignor = assignor_name;
@@ -86,6 +98,20 @@ class GroupRun {
   }
 
  private:
+  void play(Time horizon, const std::function<void(Time, Time)>& progress) {
+    start_members();
+    for (const auto& ev : s_.events) schedule(ev);
+    if (progress) {
+      constexpr std::int64_t kSlices = 100;
+      for (std::int64_t i = 1; i < kSlices; ++i) {
+        kernel_.run_until(time_at(Duration{s_.duration.count() / kSlices * i}));
+        progress(kernel_.now(), horizon);
+      }
+    }
+    kernel_.run_until(horizon);
+    if (progress) progress(kernel_.now(), horizon);
+  }
+
   std::unique_ptr<cl::EmbeddedProtocol> make_strategy() const {
     const auto* p = protocols::find_protocol(protocol_name_);
     return p->make_strategy ? p->make_strategy(strategy_settings(s_)) : nullptr;  // the consumer protocol has none
@@ -353,8 +379,11 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::string assignor = effective_assignor(scenario, options);
   check_supported(scenario, protocol, assignor);
   check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
+  const AssignorExec* exec = effective_exec(scenario, options);
+  if (assignor == "exec" && exec == nullptr)
+    throw InputError(scenario.file, scenario.assignor_mark, "assignor exec needs a command: assignor: {exec: [python3, my_assignor.py]} or --assignor-exec");
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
-  GroupRun group(scenario, protocol, assignor, seed, options.records);
+  GroupRun group(scenario, protocol, assignor, seed, exec, options.records);
   return group.run(seed, assignor, options.progress);
 }
 

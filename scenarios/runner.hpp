@@ -20,6 +20,9 @@ namespace rsim::scenario {
 struct RunOptions {
   std::optional<std::string> protocol;  // overrides the scenario's
   std::optional<std::string> assignor;
+  // A plug-in's command (`--assignor-exec`), with assignor "exec"; else the
+  // scenario's `assignor: {exec: ..}` is used when its assignor is.
+  std::optional<AssignorExec> assignor_exec;
   std::optional<std::uint64_t> seed;
   // Told the simulated time reached, a hundred times over the run: how a
   // long run shows progress. The run is the same with or without it (the
@@ -48,5 +51,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options = {});
 // The protocol and assignor a run would use, after options and defaults.
 std::string effective_protocol(const Scenario& s, const RunOptions& o);
 std::string effective_assignor(const Scenario& s, const RunOptions& o);
+// The plug-in command, when the effective assignor is "exec".
+const AssignorExec* effective_exec(const Scenario& s, const RunOptions& o);
 
 }  // namespace rsim::scenario

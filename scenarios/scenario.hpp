@@ -147,6 +147,14 @@ struct Expectation {
   std::string text;                      // as written, for messages
 };
 
+// `assignor: {exec: [python3, my_assignor.py], timeout: 10s}`: a plug-in
+// assignor process (protocols/assignors/exec.hpp). The timeout is wall-clock
+// time per request, read only to stop a plug-in that hangs.
+struct AssignorExec {
+  std::vector<std::string> command;
+  Duration timeout = std::chrono::seconds(10);
+};
+
 // ---- the scenario -------------------------------------------------------
 struct Scenario {
   std::string file;  // path it was loaded from, for messages
@@ -155,7 +163,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   Duration duration{0};
   std::string protocol = "eager";
-  std::optional<std::string> assignor;
+  std::optional<std::string> assignor;  // "exec" with assignor_exec
+  std::optional<AssignorExec> assignor_exec;
   Mark protocol_mark, assignor_mark, duration_mark, members_mark;
   std::map<std::string, ConfigEntry> config;
   LatencyModel latency = LatencyModel::fixed(Duration{1000});

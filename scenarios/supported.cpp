@@ -23,6 +23,12 @@ std::string effective_assignor(const Scenario& s, const RunOptions& o) {
   return p != nullptr ? std::string(p->default_assignor) : std::string();
 }
 
+const AssignorExec* effective_exec(const Scenario& s, const RunOptions& o) {
+  if (effective_assignor(s, o) != "exec") return nullptr;
+  if (o.assignor_exec) return &*o.assignor_exec;
+  return s.assignor_exec ? &*s.assignor_exec : nullptr;
+}
+
 // A Streams scenario (topology:) runs under the streams protocol, and that
 // protocol needs one. What a Streams group does not do is refused by name.
 static void check_streams(const Scenario& s, const protocols::ProtocolInfo& p) {

@@ -32,7 +32,8 @@ class Writer {
     key("seed", std::to_string(s.seed));
     key("duration", duration_text(s.duration));
     key("protocol", s.protocol);
-    if (s.assignor) key("assignor", *s.assignor);
+    if (s.assignor_exec) assignor_exec(*s.assignor_exec);
+    else if (s.assignor) key("assignor", *s.assignor);
     config(s);
     network(s);
     costs(s);
@@ -59,6 +60,13 @@ class Writer {
     out_ << YAML::EndSeq;
   }
   static std::string number(double v) { return fmt::format("{}", v); }
+
+  void assignor_exec(const AssignorExec& x) {
+    out_ << YAML::Key << "assignor" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    list("exec", x.command);
+    key("timeout", duration_text(x.timeout));
+    out_ << YAML::EndMap;
+  }
 
   void config(const Scenario& s) {
     if (s.config.empty()) return;

@@ -36,6 +36,9 @@ struct GroupSnapshot {
   std::vector<std::string> topic_order;
   // ... and the topic ids' ascending order (Uuid.compareTo), for ties.
   std::vector<std::string> topic_uuid_order;
+  // The classic generation or KIP-848 group epoch this assignment is for,
+  // when the caller knows it (-1 otherwise): named in a plug-in's errors.
+  int generation = -1;
 };
 
 // member id -> partitions; every member of the snapshot has an entry.

@@ -49,6 +49,9 @@ class ConnectProtocol final : public CooperativeProtocol {
   }
 
  private:
+  static std::vector<std::pair<std::string, MemberAssignment>> assign_with(const Assignor& assignor, const Metadata& metadata,
+                                                                           const std::vector<JoinedMember>& members,
+                                                                           const LeaderView& view);
   Duration max_delay_;
 };
 
@@ -57,6 +60,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(co
                                                                               const std::vector<JoinedMember>& members,
                                                                               LeaderState* state,
                                                                               const LeaderView& view) const {
+  if (assignor.name() != "connect") return assign_with(assignor, metadata, members, view);
   auto& memory = *static_cast<ConnectMemory*>(state);
   if (!memory.assignor) {
     memory.assignor = std::make_unique<connect::IncrementalCooperativeAssignor>(millis(max_delay_));
@@ -68,7 +72,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(co
   }
   // Each worker's JoinGroup metadata carries what it runs (its owned
   // resources): the snapshot's owned partitions.
-  const GroupSnapshot g = snapshot_of(assignor, metadata, members);
+  const GroupSnapshot g = snapshot_of(assignor, metadata, members, view.generation);
   const auto r = memory.assignor->assign(connect::configured_work(g), view.last_completed_generation, view.generation,
                                          connect::worker_loads(g), millis(view.now.time_since_epoch()));
   const int delay = memory.assignor->delay();
@@ -85,6 +89,27 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(co
     stop.insert(stop.end(), revoked.tasks.begin(), revoked.tasks.end());
     std::sort(stop.begin(), stop.end());
     out.emplace_back(m.member_id, MemberAssignment{std::move(runs), rejoin, std::move(stop)});
+  }
+  return out;
+}
+
+// Another assignor (a plug-in) answers what each worker runs after the
+// round; a worker stops what it runs and is not given. No delay: holding
+// lost work is Connect's own assignor's policy.
+std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign_with(const Assignor& assignor,
+                                                                                   const Metadata& metadata,
+                                                                                   const std::vector<JoinedMember>& members,
+                                                                                   const LeaderView& view) {
+  const GroupSnapshot g = snapshot_of(assignor, metadata, members, view.generation);
+  const GroupAssignment a = assignor.assign(g);
+  std::vector<std::pair<std::string, MemberAssignment>> out;
+  for (const auto& m : g.members) {
+    const auto& runs = a.at(m.member_id);
+    std::vector<TopicPartition> stop;
+    for (const auto& tp : m.owned)
+      if (!std::binary_search(runs.begin(), runs.end(), tp)) stop.push_back(tp);
+    std::sort(stop.begin(), stop.end());
+    out.emplace_back(m.member_id, MemberAssignment{runs, std::nullopt, std::move(stop)});
   }
   return out;
 }

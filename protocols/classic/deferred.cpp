@@ -24,7 +24,7 @@ class DeferredProtocol final : public CooperativeProtocol {
                                                                LeaderState* state, const LeaderView& view) const override {
     auto& held = *static_cast<HeldWork*>(state);
     held.begin(metadata, members, view);
-    auto out = entries(assignor.assign(snapshot_of(assignor, metadata, members)));
+    auto out = entries(assignor.assign(snapshot_of(assignor, metadata, members, view.generation)));
     held.finish(out, members, view, std::nullopt);
     return out;
   }

@@ -7,9 +7,11 @@
 
 namespace rsim::protocols::classic {
 
-GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members) {
+GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members,
+                          int generation) {
   const bool user_data = assignor.keeps_last_assignment();
   GroupSnapshot g;
+  g.generation = generation;
   for (const auto& m : members)
     for (const auto& t : m.subscription.topics)
       if (auto it = metadata.find(t); it != metadata.end()) g.topics[t] = it->second;
@@ -44,8 +46,8 @@ std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::entries(
 
 std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
     const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members, LeaderState*,
-    const LeaderView&) const {
-  return entries(assignor.assign(snapshot_of(assignor, metadata, members)));
+    const LeaderView& view) const {
+  return entries(assignor.assign(snapshot_of(assignor, metadata, members, view.generation)));
 }
 
 AssignmentOutcome EmbeddedProtocol::difference(const std::vector<TopicPartition>& owned,

@@ -90,7 +90,8 @@ class EmbeddedProtocol {
 // Builds the assignor's snapshot from the leader's JoinGroup response. Each
 // member's owned partitions are what `assignor` reads in Kafka: the user
 // data's last assignment for an assignor that keeps it, ownedPartitions for
-// every other.
-GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members);
+// every other. `generation` is the one being assigned (LeaderView).
+GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members,
+                          int generation = -1);
 
 }  // namespace rsim::protocols::classic

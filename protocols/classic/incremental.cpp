@@ -32,7 +32,7 @@ class IncrementalProtocol final : public CooperativeProtocol {
     auto& s = *static_cast<IncrementalState*>(state);
     s.begin(metadata, members, view);
     std::optional<Time> next_round;
-    auto out = limited_moves(assignor, snapshot_of(assignor, metadata, members), s, view.now, next_round);
+    auto out = limited_moves(assignor, snapshot_of(assignor, metadata, members, view.generation), s, view.now, next_round);
     s.finish(out, members, view, next_round);
     return out;
   }

@@ -103,6 +103,7 @@ ConsumerCoordinator::Found ConsumerCoordinator::join(const HeartbeatRequest& req
 // HashMap keyed by member id, each owning its current target.
 std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
   GroupSnapshot g;
+  g.generation = state_.group_epoch;  // the epoch the target is computed for
   std::vector<std::string> ids;
   std::vector<std::int32_t> hashes;
   for (const auto& [id, m] : state_.members) {

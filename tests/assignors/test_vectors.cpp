@@ -24,6 +24,14 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
       CAPTURE(e.path().filename().string());
       CAPTURE(c.name);
       CAPTURE(c.detail);
+      // Known gaps of the built-ins, checked (so listed only while they fail):
+      // the cooperative-sticky here is not rack-aware (Kafka 3.5, KIP-881),
+      // so it moves no partition towards its replicas' rack.
+      if (c.name == "uniform-transfer-ownership-list-rack") {
+        CHECK(c.status == vectors::Status::Fail);
+        CHECK(c.detail.find("partitionsTransferringOwnership().size() == 2: got 0") != std::string::npos);
+        continue;
+      }
       CHECK(c.status != vectors::Status::Fail);
       if (c.assignor == "range") CHECK(c.status == vectors::Status::Pass);
       if (c.assignor == "uniform") CHECK(c.status == vectors::Status::Pass);
@@ -53,6 +61,30 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
   CHECK(passed_by_assignor["connect"] == 17);
   CHECK(passed_by_assignor["streams sticky"] == 10);
   CHECK(passed_by_assignor["high-availability"] == 38);  // Streams classic: HighAvailabilityTaskAssignorTest, TaskMovementTest
+}
+
+TEST_CASE("vectors: a step the runner cannot read skips that case with its reason; the rest of the file runs") {
+  const auto result = vectors::run_file(std::string(RSIM_SOURCE_DIR) + "/tests/vectors_unreadable/connect-unknown-step.yaml");
+  REQUIRE(result.cases.size() == 3);
+  CHECK(result.cases[0].status == vectors::Status::Pass);
+  CHECK(result.cases[1].status == vectors::Status::Skip);
+  CHECK(result.cases[1].name == "unreadable-step");
+  CHECK(result.cases[1].detail.find("connect-unknown-step.yaml:157:7: unknown step 'teleport worker2 to the moon' in a Connect round") !=
+        std::string::npos);
+  CHECK(result.cases[2].status == vectors::Status::Pass);
+}
+
+TEST_CASE("vectors --assignor-exec: a plug-in's moves are checked from its answer, unless a cooperative answer hides them") {
+  vectors::Plugins plugins(protocols::ExecSettings{{"python3", std::string(RSIM_SOURCE_DIR) + "/tools/examples/range_assignor.py"}});
+  const auto result = vectors::run_file(std::string(RSIM_SOURCE_DIR) + "/tests/vectors/AbstractStickyAssignorTest.yaml", &plugins);
+  std::vector<const vectors::CaseResult*> one_topic;
+  for (const auto& c : result.cases)
+    if (c.name == "one-consumer-one-topic") one_topic.push_back(&c);
+  REQUIRE(one_topic.size() == 2);  // the file applies to sticky (eager) and cooperative-sticky
+  CHECK(one_topic[0]->assignor == "exec");
+  CHECK(one_topic[0]->status == vectors::Status::Pass);
+  CHECK(one_topic[1]->status == vectors::Status::Skip);
+  CHECK(one_topic[1]->detail.find("partitions_transferring_ownership") != std::string::npos);
 }
 
 TEST_CASE("range: the first P % C members in MemberInfo order take one extra partition, per topic") {

@@ -478,4 +478,42 @@ TEST_CASE("validate and run accept every bundled scenario") {
     CHECK(cli("run " + rel).code == 0);
   }
 }
+
+TEST_CASE("plugin assignors: scenario key, --assignor-exec on run, compare, check, assign and vectors; bad ones exit 2") {
+  const std::string range = "--assignor-exec 'python3 tools/examples/range_assignor.py'";
+  const auto own = cli("run tests/plugins/range-plugin.yaml");
+  CHECK(own.code == 0);
+  CHECK(own.out.find("assignor exec") != std::string::npos);
+  const auto built_in = cli("run tests/plugins/range-plugin.yaml --assignor range");
+  CHECK(own.out.substr(own.out.find('\n')) == built_in.out.substr(built_in.out.find('\n')));  // all but the name
+  CHECK(cli("run scenarios/quickstart.yaml --protocol eager " + range).code == 0);
+  const auto both = cli("compare tests/plugins/range-plugin.yaml --protocols eager --assignors range " + range);
+  CHECK(both.code == 0);
+  CHECK(both.out.find("eager/exec") != std::string::npos);
+  CHECK(both.out.find("eager/range") != std::string::npos);
+  CHECK(cli("check tests/plugins/range-plugin.yaml " + range).code == 0);
+  CHECK(cli("assign tests/snapshots/two-topics.json " + range).out == cli("assign tests/snapshots/two-topics.json --assignor range").out);
+  // Kafka's range vectors against the example: all but the two rack-aware cases (the example ignores racks).
+  const auto vectors = cli("vectors --verbose tests/vectors/RangeAssignorTest.client.yaml tests/vectors/RangeAssignorTest.server.yaml " + range);
+  CHECK(vectors.code == 1);
+  CHECK(vectors.out.find("PASS tests/vectors/RangeAssignorTest.server.yaml nonexistent-topic (exec)") != std::string::npos);
+  CHECK(vectors.out.find("FAIL tests/vectors/RangeAssignorTest.client.yaml rack-uniform-subscription-rf1 (exec)") != std::string::npos);
+  CHECK(vectors.out.find("vectors: 22 passed, 2 failed, 0 skipped") != std::string::npos);
+
+  const auto crash = cli("run tests/plugins/range-plugin.yaml --assignor-exec 'python3 tests/plugins/bad_assignor.py exit 1'");
+  CHECK(crash.code == 2);
+  CHECK(crash.err.find("rebalance-sim: at 72.008s (simulated): ") == 0);  // c1 back at 40s, its session ended
+  CHECK(crash.err.find("eager rebalance of generation 2 (request 2): the plugin process exited with status 3 without answering") !=
+        std::string::npos);
+  const auto transfer = cli("run scenarios/quickstart.yaml --protocol cooperative " + range);
+  CHECK(transfer.code == 2);
+  CHECK(transfer.err.find("goes straight from") != std::string::npos);
+  CHECK(cli("run tests/plugins/range-plugin.yaml --assignor range --assignor-exec x").code == 2);
+  CHECK(cli("compare tests/plugins/range-plugin.yaml --seeds 2 " + range).code == 2);
+  const auto empty = cli("validate tests/bad/assignor-exec-empty.yaml");
+  CHECK(empty.code == 2);
+  CHECK(empty.err == "tests/bad/assignor-exec-empty.yaml:4:18: exec needs a command, e.g. [python3, my_assignor.py]\n");
+  const auto timeout = cli("validate tests/bad/assignor-exec-bad-timeout.yaml");
+  CHECK(timeout.err == "tests/bad/assignor-exec-bad-timeout.yaml:4:72: timeout (wall clock per request) must be between 1ms and 1h\n");
+}
 }

@@ -2,6 +2,7 @@
 // invariant failed, 2 bad input or usage.
 #include "metrics/expect.hpp"
 #include "metrics/summary.hpp"
+#include "protocols/assignors/exec.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/supported.hpp"
@@ -54,10 +55,31 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `--assignor-exec CMD`: the command, split at spaces (no shell).
+scenario::AssignorExec exec_command(const std::string& text) {
+  scenario::AssignorExec x;
+  x.command = protocols::split_command(text);
+  if (x.command.empty()) throw UsageError("--assignor-exec: give the plug-in's command, e.g. \"python3 my_assignor.py\"");
+  return x;
+}
+
+// Applies --assignor / --assignor-exec to `o`: the plug-in is assignor "exec".
+void choose_assignor(scenario::RunOptions& o, const std::string& assignor, const std::string& exec) {
+  if (exec.empty()) {
+    if (!assignor.empty()) o.assignor = assignor;
+    return;
+  }
+  if (!assignor.empty() && assignor != "exec")
+    throw UsageError(fmt::format("--assignor {} and --assignor-exec name two assignors; give one", assignor));
+  o.assignor = "exec";
+  o.assignor_exec = exec_command(exec);
+}
+
 struct RunArgs {
   std::string file;
   std::string protocol;
   std::string assignor;
+  std::string assignor_exec;
   std::int64_t seed = -1;
   std::string timeline = "none";
   std::string format = "table";
@@ -138,8 +160,8 @@ int cmd_run(const RunArgs& a) {
       throw UsageError(fmt::format("--assignor: unknown {} assignor '{}'{}; one of: {}", protocols::family_name(p->family),
                                    a.assignor, scenario::did_you_mean(a.assignor, protocols::assignor_names(p->family)),
                                    fmt::join(protocols::assignor_names(p->family), ", ")));
-    o.assignor = a.assignor;
   }
+  choose_assignor(o, a.assignor, a.assignor_exec);
   if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
@@ -215,6 +237,7 @@ struct CompareArgs {
   std::string html_file;
   std::vector<std::string> protocols;
   std::vector<std::string> assignors;
+  std::string assignor_exec;
   std::int64_t seed = -1;
   std::string format = "table";
   std::string seeds;  // --seeds N or A..B: statistics over seeds
@@ -229,22 +252,26 @@ int cmd_compare_seeds(const CompareArgs& a);
 // assignors it supports (Kafka's rule: the cooperative protocol needs
 // cooperative-sticky), or its default.
 int cmd_compare(const CompareArgs& a) {
+  if (!a.seeds.empty() && !a.assignor_exec.empty())
+    throw UsageError("--assignor-exec with --seeds is not supported yet (the seeds run in worker processes); compare one seed at a time");
   if (!a.seeds.empty()) return cmd_compare_seeds(a);
   if (a.jobs > 0 || !a.metrics.empty()) throw UsageError("--jobs and --metrics go with --seeds (one seed runs each variant once)");
   const auto s = scenario::load_file(a.file);
   std::vector<std::string> protocols = a.protocols.empty() ? scenario::protocols_for(s) : a.protocols;
+  // The plug-in is assignor "exec": alone, or beside the built-ins --assignors names.
+  std::vector<std::string> assignors = a.assignors;
+  if (!a.assignor_exec.empty() && std::find(assignors.begin(), assignors.end(), "exec") == assignors.end())
+    assignors.push_back("exec");
   std::vector<std::pair<std::string, std::string>> variants;
   for (const auto& p : protocols) {
     const auto* info = protocols::find_protocol(p);
     if (info == nullptr || !info->runnable)
       throw UsageError(fmt::format("--protocols: '{}' is not simulated by this version; `rebalance-sim list` shows what runs", p));
-    if (a.assignors.empty()) {
-      scenario::RunOptions o;
-      o.protocol = p;
+    if (assignors.empty()) {
       variants.emplace_back(p, p == s.protocol && s.assignor ? *s.assignor : std::string(info->default_assignor));
       continue;
     }
-    for (const auto& as : a.assignors) {
+    for (const auto& as : assignors) {
       if (protocols::find_assignor(info->family, as) == nullptr)
         throw UsageError(fmt::format("--assignors: unknown {} assignor '{}'{}", protocols::family_name(info->family), as,
                                      scenario::did_you_mean(as, protocols::assignor_names(info->family))));
@@ -262,6 +289,7 @@ int cmd_compare(const CompareArgs& a) {
       scenario::RunOptions o;
       o.protocol = p;
       o.assignor = as;
+      if (as == "exec" && !a.assignor_exec.empty()) o.assignor_exec = exec_command(a.assignor_exec);
       o.seed = seed;
       runs.push_back(scenario::run(s, o));
       rows.push_back({p, as, metrics::summarize(s, runs.back())});
@@ -295,6 +323,7 @@ struct CheckArgs {
   std::vector<std::string> tolerances;
   std::string protocol;
   std::string assignor;
+  std::string assignor_exec;
   std::int64_t seed = -1;
   std::string format = "text";
 };
@@ -342,7 +371,7 @@ CheckedScenario check_one(const std::string& f, const CheckArgs& a, const report
     s = scenario::load_file(f);
     scenario::RunOptions o;
     if (!a.protocol.empty()) o.protocol = a.protocol;
-    if (!a.assignor.empty()) o.assignor = a.assignor;
+    choose_assignor(o, a.assignor, a.assignor_exec);
     if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
     run = scenario::run(*s, o);
   } catch (const scenario::InputError& e) {  // go on with the others; the check fails at the end
@@ -471,6 +500,8 @@ int cmd_check(const CheckArgs& a) {
   return failed + regressed > 0 ? kFailed : kOk;
 }
 
+void print_assignment(const protocols::GroupSnapshot& group, const protocols::GroupAssignment& result);
+
 // The KIP-1071 task assignor on a Streams group snapshot; tasks print as
 // Kafka Streams prints them (0_3).
 int cmd_assign_streams(const std::string& file, std::string assignor) {
@@ -504,6 +535,7 @@ int cmd_assign_streams(const std::string& file, std::string assignor) {
 }
 
 int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
+  if (protocol == "cooperative") throw UsageError("assign --protocol cooperative goes with --assignor-exec (built-in assignors: --protocol classic)");
   if (protocol == "streams") return cmd_assign_streams(file, std::move(assignor));
   const auto snapshot = scenario::load_snapshot_file(file);
   if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
@@ -525,8 +557,31 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
   } catch (const protocols::AssignorError& e) {  // PartitionAssignorException: the snapshot is not assignable
     throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
   }
+  print_assignment(snapshot.group, result);
+  return kOk;
+}
+
+// `assign --assignor-exec CMD`: the plug-in on one snapshot, its answer
+// checked as a run checks it: every partition once, or with --protocol
+// cooperative, withholding what moves from its owner.
+int cmd_assign_exec(const std::string& file, const std::string& assignor, const std::string& protocol,
+                    const std::string& command) {
+  if (protocol == "streams") throw UsageError("assign --assignor-exec: the Streams task assignor side is not a plug-in yet");
+  if (!assignor.empty() && assignor != "exec")
+    throw UsageError(fmt::format("--assignor {} and --assignor-exec name two assignors; give one", assignor));
+  const auto snapshot = scenario::load_snapshot_file(file);
+  const bool consumer = protocol == "consumer";
+  protocols::ExecSettings settings{exec_command(command).command};
+  const protocols::ExecAssignor plugin(std::move(settings),
+                                       consumer ? protocols::AssignorSide::ConsumerGroup : protocols::AssignorSide::ClientLeader,
+                                       protocol == "classic" ? "eager" : protocol, protocol == "cooperative");
+  print_assignment(snapshot.group, plugin.assign(snapshot.group));
+  return kOk;
+}
+
+void print_assignment(const protocols::GroupSnapshot& group, const protocols::GroupAssignment& result) {
   nlohmann::ordered_json members = nlohmann::ordered_json::object();
-  for (const auto& m : snapshot.group.members) {
+  for (const auto& m : group.members) {
     nlohmann::ordered_json topics = nlohmann::ordered_json::object();
     auto it = result.find(m.member_id);
     if (it != result.end())
@@ -536,13 +591,14 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
   nlohmann::ordered_json out;
   out["assignment"] = members;
   std::cout << out.dump(2) << '\n';
-  return kOk;
 }
 
-int cmd_vectors(const std::vector<std::string>& files, bool verbose) {
+int cmd_vectors(const std::vector<std::string>& files, bool verbose, const std::string& exec) {
   int pass = 0, fail = 0, skip = 0;
+  std::optional<vectors::Plugins> plugins;
+  if (!exec.empty()) plugins.emplace(protocols::ExecSettings{exec_command(exec).command});
   for (const auto& f : files) {
-    const auto result = vectors::run_file(f);
+    const auto result = vectors::run_file(f, plugins ? &*plugins : nullptr);
     for (const auto& c : result.cases) {
       if (c.status == vectors::Status::Pass && !verbose) {
         ++pass;
@@ -811,6 +867,7 @@ int main(int argc, char** argv) {
   run->add_option("--protocol", run_args.protocol, "override the scenario's protocol")
       ->check(CLI::IsMember(protocol_list));
   run->add_option("--assignor", run_args.assignor, "override the scenario's assignor");
+  run->add_option("--assignor-exec", run_args.assignor_exec, "a plug-in assignor: CMD runs once per run and answers one JSON line per rebalance (README, \"Bring your own assignor\")");
   run->add_option("--seed", run_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   run->add_option("--timeline", run_args.timeline, "print the timeline: text, jsonl or none")
       ->check(CLI::IsMember({"text", "jsonl", "none"}))
@@ -838,6 +895,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   compare->add_option("--assignors", compare_args.assignors, "assignors to try with each protocol (default: the protocol's)")
       ->delimiter(',');
+  compare->add_option("--assignor-exec", compare_args.assignor_exec, "a plug-in assignor, run as assignor exec (beside those --assignors names)");
   compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   compare->add_option("--html", compare_args.html_file, "also write a self-contained HTML report, the variants stacked");
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
@@ -866,6 +924,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(CLI::IsMember(protocol_list));
   check->add_option("--assignor", check_args.assignor, "run every scenario with this assignor");
+  check->add_option("--assignor-exec", check_args.assignor_exec, "a plug-in assignor: CMD runs once per run and answers one JSON line per rebalance (README, \"Bring your own assignor\")");
   check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(cli::non_negative_integer());
   check->add_option("--format", check_args.format, "text, or junit (JUnit XML for CI systems)")
       ->check(CLI::IsMember({"text", "junit"}))
@@ -882,8 +941,12 @@ int main(int argc, char** argv) {
   auto* assign = app.add_subcommand("assign", "Run one assignor on a group snapshot and print the assignment as JSON");
   assign->add_option("SNAPSHOT", assign_file, "group snapshot, JSON or YAML (scenario-format.md, \"Group snapshots\")")->required();
   assign->add_option("--assignor", assign_assignor, "assignor name (default: the snapshot's \"assignor\")");
-  assign->add_option("--protocol", assign_protocol, "assignor family: classic (client side), consumer or streams (broker side)")
-      ->check(CLI::IsMember({"classic", "consumer", "streams"}))
+  std::string assign_exec;
+  assign->add_option("--assignor-exec", assign_exec, "a plug-in assignor's command: send it the snapshot, check and print its answer");
+  assign->add_option("--protocol", assign_protocol,
+                     "assignor family: classic (client side), consumer or streams (broker side); with --assignor-exec "
+                     "also cooperative (a classic rebalance that lets the plug-in withhold what moves)")
+      ->check(CLI::IsMember({"classic", "consumer", "streams", "cooperative"}))
       ->capture_default_str();
   assign->footer("Examples:\n  rebalance-sim assign --assignor range tests/snapshots/two-topics.json\n"
                  "  rebalance-sim assign --assignor roundrobin tests/snapshots/two-topics.json\n"
@@ -894,6 +957,8 @@ int main(int argc, char** argv) {
   auto* vectors_cmd = app.add_subcommand("vectors", "Run assignor test vector files against the built-in assignors");
   vectors_cmd->add_option("FILE", vector_files, "vector files (the schema of tests/vectors/)")->required();
   vectors_cmd->add_flag("--verbose", vectors_verbose, "also list the cases that pass");
+  std::string vectors_exec;
+  vectors_cmd->add_option("--assignor-exec", vectors_exec, "run every client- and broker-side case against this plug-in instead of the built-ins");
   vectors_cmd->footer("Prints FAIL (with what differed) and SKIP (with the reason) per case, then the totals;\n"
                       "exit 1 if any case fails.\nExamples:\n  rebalance-sim vectors tests/vectors/*.yaml\n"
                       "  rebalance-sim vectors --verbose tests/vectors/RangeAssignorTest.client.yaml");
@@ -977,10 +1042,11 @@ int main(int argc, char** argv) {
     if (*topology) return cmd_topology(topology_file);
     if (*list) return cmd_list();
     if (*run) return cmd_run(run_args);
+    if (*assign && !assign_exec.empty()) return cmd_assign_exec(assign_file, assign_assignor, assign_protocol, assign_exec);
     if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
     if (*compare) return cmd_compare(compare_args);
     if (*check) return cmd_check(check_args);
-    if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose);
+    if (*vectors_cmd) return cmd_vectors(vector_files, vectors_verbose, vectors_exec);
     if (*swarm_cmd) return cmd_swarm(swarm_args);
     if (*sweep_cmd) return cmd_sweep(sweep_args);
     if (*merge_cmd) return cmd_merge(merge_args);
@@ -988,6 +1054,9 @@ int main(int argc, char** argv) {
     std::cerr << e.what() << '\n';
     return kBadInput;
   } catch (const UsageError& e) {
+    std::cerr << "rebalance-sim: " << e.what() << '\n';
+    return kBadInput;
+  } catch (const protocols::PluginError& e) {  // a plug-in assignor's bad answer stops the run
     std::cerr << "rebalance-sim: " << e.what() << '\n';
     return kBadInput;
   } catch (const sweep::OptionError& e) {

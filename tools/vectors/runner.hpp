@@ -4,7 +4,13 @@
 // version lacks, or an expectation it cannot check yet), never silently.
 #pragma once
 
+#include "protocols/assignors/exec.hpp"
+#include "protocols/catalog.hpp"
+
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rsim::vectors {
@@ -25,9 +31,22 @@ struct FileResult {
   int count(Status s) const;
 };
 
+// `vectors --assignor-exec`: a plug-in answers every client- and broker-side
+// case in place of the built-in the file names. One process per side (client
+// eager, client cooperative, broker), kept for every file of the run.
+class Plugins {
+ public:
+  explicit Plugins(protocols::ExecSettings settings) : settings_(std::move(settings)) {}
+  protocols::ExecAssignor& for_target(protocols::Family family, bool cooperative);
+
+ private:
+  protocols::ExecSettings settings_;
+  std::map<std::pair<bool, bool>, std::unique_ptr<protocols::ExecAssignor>> by_side_;  // (consumer, cooperative)
+};
+
 // Throws scenario::InputError (file:line:column) on a file that is not of the
-// vector schema.
-FileResult run_file(const std::string& path);
+// vector schema. A plug-in's bad answer fails its case.
+FileResult run_file(const std::string& path, Plugins* plugins = nullptr);
 
 const char* status_name(Status s);
 

@@ -1,0 +1,81 @@
+// A user's assignor as an external process (`assignor: {exec: [...]}`,
+// `--assignor-exec CMD`): one long-lived process per run, one JSON request
+// per line on its stdin, one JSON answer per line on its stdout. The schema
+// is in the README ("Bring your own assignor").
+//
+// To the simulator it is one more Assignor: the protocols call it where they
+// call a built-in one. Everything the answer claims is checked before it is
+// used, and a bad answer stops the run (PluginError): an assignment the
+// protocol cannot take would otherwise show up as a misleading metric.
+#pragma once
+
+#include "protocols/assignors/assignor.hpp"
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rsim::protocols {
+
+class PluginProcess;
+
+// Which side of which protocol asks, as the request's "side" says.
+enum class AssignorSide {
+  ClientLeader,   // classic consumer group: the leader's ConsumerPartitionAssignor
+  ConsumerGroup,  // KIP-848: the coordinator's server-side assignor
+  ConnectLeader,  // Kafka Connect: the leader worker's assignor
+};
+std::string_view side_name(AssignorSide side);
+
+struct ExecSettings {
+  std::vector<std::string> command;          // argv; argv[0] looked up on PATH
+  std::chrono::milliseconds timeout{10000};  // wall clock, per request
+};
+
+// The run cannot go on: the plugin could not be started, did not answer, or
+// answered something the protocol cannot use.
+struct PluginError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The plug-in answered {"error": ..}: it refuses the input (Kafka's
+// PartitionAssignorException). A run stops; a vector expecting an error passes.
+struct PluginRefusal : PluginError {
+  using PluginError::PluginError;
+};
+
+// `cooperative`: the protocol revokes before it reassigns (cooperative,
+// deferred, connect). Then a partition may be left out only while its owner
+// gives it up, and none may go straight from one owner to another
+// (ConsumerCoordinator.validateCooperativeAssignment). Otherwise every
+// partition of the subscribed topics is assigned exactly once.
+class ExecAssignor final : public Assignor {
+ public:
+  ExecAssignor(ExecSettings settings, AssignorSide side, std::string protocol, bool cooperative);
+  ~ExecAssignor() override;
+  std::string_view name() const override { return "exec"; }
+  GroupAssignment assign(const GroupSnapshot& group) const override;
+
+ private:
+  std::string context(const GroupSnapshot& group) const;
+
+  ExecSettings settings_;
+  AssignorSide side_;
+  std::string protocol_;
+  bool cooperative_;
+  // The process behind the pure function: started at the first request (so
+  // validating or listing never spawns), kept for the run.
+  mutable std::unique_ptr<PluginProcess> process_;
+  mutable int requests_ = 0;
+};
+
+// The request line for `group` (exposed for tests and the vectors runner).
+std::string plugin_request(const GroupSnapshot& group, AssignorSide side, std::string_view protocol);
+// Parses and checks an answer line; throws PluginError(what is wrong).
+GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& group, bool cooperative);
+
+// Splits `--assignor-exec` text at spaces (no shell, no quoting).
+std::vector<std::string> split_command(const std::string& text);
+
+}  // namespace rsim::protocols
