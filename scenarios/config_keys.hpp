@@ -18,11 +18,16 @@ struct ConfigKey {
   std::string_view doc;
   ConfigValue kafka_default;                 // Kafka's default
   std::optional<ConfigValue> connect_default;  // a Connect worker's, where it differs
+  std::string_view used_by = {};               // which protocols read it
 };
 
 const std::vector<ConfigKey>& config_keys();
 const ConfigKey* find_config_key(std::string_view name);
 std::vector<std::string_view> config_key_names();
+
+// Every key with its default, unit, who uses it and what it means (`list
+// --config`): aligned text, or a Markdown table (docs/config-reference.md).
+std::string config_reference(bool markdown);
 
 // The value in effect: the scenario's, else Kafka's default for this kind of
 // group (Connect defaults when the scenario has connectors).

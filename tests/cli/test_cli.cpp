@@ -164,6 +164,18 @@ TEST_CASE("run --timeline jsonl writes only JSON Lines to stdout (the summary go
   CHECK(r.err.find("rebalances") != std::string::npos);
 }
 
+TEST_CASE("list --config prints every config key from the one table; docs/config-reference.md is its Markdown") {
+  const auto text = cli("list --config");
+  CHECK(text.code == 0);
+  CHECK(text.out.find("group.streams.initial.rebalance.delay.ms") != std::string::npos);
+  CHECK(text.out.find("scheduled.rebalance.max.delay.ms") != std::string::npos);
+  const auto md = cli("list --config --format markdown");
+  const std::string doc = slurp(kSource + "/docs/config-reference.md");
+  const auto table = doc.find("| key | default |");
+  REQUIRE(table != std::string::npos);
+  CHECK(doc.substr(table) == md.out);  // regenerate: rebalance-sim list --config --format markdown
+}
+
 TEST_CASE("run --records writes the group's records as JSON lines; a classic group's none, said so") {
   const auto path = std::filesystem::temp_directory_path() / fmt::format("rsim-records-{}.jsonl", ::getpid());
   const auto r = cli(fmt::format("run scenarios/streams/scale-out.yaml --records '{}'", path.string()));

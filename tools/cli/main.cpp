@@ -6,6 +6,7 @@
 #include "protocols/assignors/server.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/supported.hpp"
+#include "scenarios/config_keys.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
@@ -115,7 +116,11 @@ int cmd_topology(const std::string& file) {
   return kOk;
 }
 
-int cmd_list() {
+int cmd_list(bool config, const std::string& format) {
+  if (config) {
+    std::cout << scenario::config_reference(format == "markdown");
+    return kOk;
+  }
   std::cout << "protocols (* = simulated by this version)\n";
   for (const auto& p : protocols::all_protocols())
     if (!p.test_only)
@@ -856,8 +861,14 @@ int main(int argc, char** argv) {
   topology->add_option("FILE", topology_file, "scenario file with topology:")->required();
   topology->footer("Example:\n  rebalance-sim topology tests/scenarios/streams-topology.yaml");
 
-  auto* list = app.add_subcommand("list", "List protocols, assignors and bundled scenarios");
-  list->footer("Example:\n  rebalance-sim list");
+  auto* list = app.add_subcommand("list", "List protocols, assignors and bundled scenarios, or the config keys");
+  bool list_config = false;
+  std::string list_format = "text";
+  list->add_flag("--config", list_config, "every config key: default, unit, the protocols that use it, its meaning");
+  list->add_option("--format", list_format, "with --config: text or markdown (docs/config-reference.md)")
+      ->check(CLI::IsMember({"text", "markdown"}))
+      ->capture_default_str();
+  list->footer("Examples:\n  rebalance-sim list\n  rebalance-sim list --config");
 
   const auto protocol_views = protocols::protocol_names();
   const std::vector<std::string> protocol_list(protocol_views.begin(), protocol_views.end());
@@ -1040,7 +1051,7 @@ int main(int argc, char** argv) {
   try {
     if (*validate) return cmd_validate(validate_files);
     if (*topology) return cmd_topology(topology_file);
-    if (*list) return cmd_list();
+    if (*list) return cmd_list(list_config, list_format);
     if (*run) return cmd_run(run_args);
     if (*assign && !assign_exec.empty()) return cmd_assign_exec(assign_file, assign_assignor, assign_protocol, assign_exec);
     if (*assign) return cmd_assign(assign_file, assign_assignor, assign_protocol);
