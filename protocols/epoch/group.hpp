@@ -129,7 +129,7 @@ class EpochGroup {
 
   void append(Record<T> r);
   int effective_target_epoch() const;
-  void flag_target_batch(const std::vector<CoordinatorRecord>& batch, std::size_t members);
+  void flag_target_batch(std::size_t bytes, std::size_t records, std::size_t members);
   void write_target(const std::string& member_id, const Assignment& target);
   void reconcile(MemberView& m, const std::optional<Owned>& owned);
   void next_assignment(MemberView& m, const std::optional<Owned>& owned);

@@ -31,7 +31,7 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
 // coordinator operation (kernel event) that wrote them.
 template <class T>
 void EpochGroup<T>::append(Record<T> r) {
-  if (records_out_) records_out_->write(kernel_.now().time_since_epoch().count(), kernel_.executed(), coordinator_records(r, true));
+  if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
   log_.push_back(std::move(r));
 }
 
@@ -195,24 +195,24 @@ void EpochGroup<T>::compute_target() {
   append(TargetEpochRecord{state_.target_epoch});
   add_to_batch(log_.back());
   std::sort(members.begin(), members.end());
+  const std::size_t bytes = batch_bytes(batch);
   emit("generation", {{"generation", state_.target_epoch},
                       {"members", members},
                       {"target-records", static_cast<std::int64_t>(batch.size())},
-                      {"target-bytes", static_cast<std::int64_t>(batch_bytes(batch))}});
-  flag_target_batch(batch, members.size());
+                      {"target-bytes", static_cast<std::int64_t>(bytes)}});
+  flag_target_batch(bytes, batch.size(), members.size());
 }
 
 // The target assignment must be written atomically, in one batch no larger
 // than the partition takes. Kafka fails that write (and the heartbeat); the
 // simulator flags it and goes on, so the rest of the run can still be read.
 template <class T>
-void EpochGroup<T>::flag_target_batch(const std::vector<CoordinatorRecord>& batch, std::size_t members) {
-  const std::size_t bytes = batch_bytes(batch);
+void EpochGroup<T>::flag_target_batch(std::size_t bytes, std::size_t records, std::size_t members) {
   if (bytes <= max_batch_bytes_) return;
   emit("batch-too-large", {{"generation", state_.target_epoch},
                            {"bytes", static_cast<std::int64_t>(bytes)},
                            {"limit", static_cast<std::int64_t>(max_batch_bytes_)},
-                           {"records", static_cast<std::int64_t>(batch.size())},
+                           {"records", static_cast<std::int64_t>(records)},
                            {"members", static_cast<std::int64_t>(members)}});
 }
 
