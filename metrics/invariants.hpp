@@ -95,6 +95,7 @@ class InvariantChecker {
   // revoking, waiting for an answer that was lost.
   std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
   std::map<std::string, std::string> process_of_;          // Streams member -> its process
+  bool kip1071_ = false;  // the run is under the streams protocol (its coordinator withholds copies)
   std::map<std::string, std::set<std::string>> copies_;    // Streams member -> tasks it holds, any role
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.

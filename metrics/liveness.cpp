@@ -246,6 +246,15 @@ Duration settle_bound(const scenario::Scenario& s, const std::string& protocol) 
   }
   bound += 2 * resources * (slowest(s, s.costs.revoke, true) + slowest(s, s.costs.assign, false));
   bound += 2 * restoring_everything(s);
+  // Classic Streams: warm-ups hand over at probing rebalances, at most
+  // max.warmup.replicas per round, every copy (active and standbys) perhaps
+  // moving; a warm-up may take its whole restoration to catch up.
+  if (!s.subtopologies.empty() && (protocol == "eager" || protocol == "cooperative")) {
+    const auto tasks = static_cast<std::int64_t>(resources) * static_cast<std::int64_t>(s.subtopologies.size());
+    const auto copies = tasks * (1 + config_integer(s, "num.standby.replicas"));
+    const auto warmups = std::max<std::int64_t>(1, config_integer(s, "max.warmup.replicas"));
+    bound += config_millis(s, "probing.rebalance.interval.ms") * ((copies + warmups - 1) / warmups + 2) + restoring_everything(s);
+  }
   return bound;
 }
 

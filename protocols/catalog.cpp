@@ -40,6 +40,7 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"sticky", Family::Classic, true, "client-side StickyAssignor (eager)"},
       {"cooperative-sticky", Family::Classic, true, "client-side CooperativeStickyAssignor"},
       {"connect", Family::Classic, true, "Kafka Connect's IncrementalCooperativeAssignor (leader-side, stateful)"},
+      {"high-availability", Family::Classic, true, "Kafka Streams' HighAvailabilityTaskAssignor: the classic Streams leader's (a topology: scenario under eager or cooperative)"},
       {"uniform", Family::Consumer, true, "broker-side UniformAssignor"},
       {"range", Family::Consumer, true, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, true, "broker-side StickyTaskAssignor (KIP-1071, Kafka 4.2)"},
@@ -82,6 +83,7 @@ bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
   // A plug-in is told which protocol asks and is held to its rules (exec.hpp).
   if (assignor == "exec") return true;
   if (protocol.name == "connect") return assignor == "connect";
+  if (assignor == "high-availability") return protocol.name == "eager" || protocol.name == "cooperative";
   if (protocol.name == "eager") return assignor != "connect";
   return assignor == "cooperative-sticky";
 }
@@ -89,7 +91,8 @@ bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {
 std::string_view accepted_assignors(const ProtocolInfo& protocol) {
   if (protocol.family != Family::Classic) return "any of its family's assignors";
   if (protocol.name == "connect") return "connect or exec";
-  if (protocol.name == "eager") return "range, roundrobin, sticky, cooperative-sticky or exec";
+  if (protocol.name == "eager") return "range, roundrobin, sticky, cooperative-sticky, exec or (a Streams application) high-availability";
+  if (protocol.name == "cooperative") return "cooperative-sticky, exec or (a Streams application) high-availability";
   return "cooperative-sticky or exec";
 }
 

@@ -41,12 +41,23 @@ bool Topic::is_connector() const {
   return !n.empty() && n.back() == '/';
 }
 
+Topic Topic::subtopology(std::string_view id) { return Topic(std::string(id) + "#"); }
+
+bool Topic::is_subtopology() const {
+  const std::string& n = name();
+  return !n.empty() && n.back() == '#';
+}
+
 std::uint32_t Topic::count() { return static_cast<std::uint32_t>(topic_names().names.size()); }
 
 std::string to_string(const TopicPartition& tp) {
   if (tp.topic.is_connector()) {
     const std::string& n = tp.topic.name();
     return tp.partition == 0 ? n.substr(0, n.size() - 1) : fmt::format("{}{}", n, tp.partition - 1);
+  }
+  if (tp.topic.is_subtopology()) {
+    const std::string& n = tp.topic.name();
+    return fmt::format("{}_{}", std::string_view(n).substr(0, n.size() - 1), tp.partition);
   }
   return fmt::format("{}-{}", tp.topic.name(), tp.partition);
 }

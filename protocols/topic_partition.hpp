@@ -1,6 +1,7 @@
 // A group's resource: one partition of one topic, printed TOPIC-N; or, in
 // Connect scenarios, a connector (printed CONNECTOR) or one of its tasks
-// (CONNECTOR/N).
+// (CONNECTOR/N); or, in a Streams application over the classic protocol, a
+// stream task (printed SUBTOPOLOGY_N, as Kafka Streams prints a TaskId).
 #pragma once
 
 #include <compare>
@@ -34,6 +35,10 @@ class Topic {
   // any topic's; only printing differs.
   static Topic connector(std::string_view name);
   bool is_connector() const;
+  // Classic Streams: a sub-topology is a resource "topic" named SUBTOPOLOGY#
+  // (no topic name has a '#'), whose partition N is its task N.
+  static Topic subtopology(std::string_view id);
+  bool is_subtopology() const;
   // Dense handle, < count(); for tables indexed by topic within one call.
   std::uint32_t id() const { return id_; }
   static std::uint32_t count();

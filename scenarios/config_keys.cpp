@@ -36,10 +36,10 @@ const std::vector<ConfigKey>& config_keys() {
       {"group.streams.session.timeout.ms", ConfigKind::Millis, "KIP-1071 session timeout (45000)", Duration{45s}, std::nullopt, "streams"},
       {"group.streams.heartbeat.interval.ms", ConfigKind::Millis, "KIP-1071 heartbeat interval (5000)", Duration{5s}, std::nullopt, "streams"},
       {"group.streams.initial.rebalance.delay.ms", ConfigKind::Millis, "KIP-1071 initial rebalance delay (3000)", Duration{3s}, std::nullopt, "streams"},
-      {"num.standby.replicas", ConfigKind::Integer, "streams standby replicas per stateful task (0)", I{0}, std::nullopt, "streams"},
-      {"max.warmup.replicas", ConfigKind::Integer, "streams warm-up replicas in flight (2)", I{2}, std::nullopt, "none yet (the classic Streams baseline)"},
-      {"acceptable.recovery.lag", ConfigKind::Integer, "streams: a client within this many records is caught up (10000)", I{10000}, std::nullopt, "none yet (the classic Streams baseline)"},
-      {"probing.rebalance.interval.ms", ConfigKind::Millis, "streams probing rebalance interval (600000)", Duration{600s}, std::nullopt, "none yet (the classic Streams baseline)"},
+      {"num.standby.replicas", ConfigKind::Integer, "streams standby replicas per stateful task (0)", I{0}, std::nullopt, "streams; eager, cooperative (a Streams application)"},
+      {"max.warmup.replicas", ConfigKind::Integer, "streams warm-up replicas in flight (2)", I{2}, std::nullopt, "eager, cooperative (a Streams application)"},
+      {"acceptable.recovery.lag", ConfigKind::Integer, "streams: a client within this many records is caught up (10000)", I{10000}, std::nullopt, "eager, cooperative (a Streams application)"},
+      {"probing.rebalance.interval.ms", ConfigKind::Millis, "streams probing rebalance interval (600000)", Duration{600s}, std::nullopt, "eager, cooperative (a Streams application)"},
   };
   return kKeys;
 }

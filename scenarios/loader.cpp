@@ -116,6 +116,7 @@ class Loader {
   void apply_assignment_strategy();
   std::vector<std::string> strategy_;  // config partition.assignment.strategy
   Mark strategy_mark_;
+  bool record_size_set_ = false;  // costs.record.size written
   void check_config();
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
@@ -410,10 +411,15 @@ void Loader::network(const YAML::Node& n) {
 
 void Loader::costs(const YAML::Node& n) {
   s_.costs.mark = mark_of(n);
-  for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate", "changelog.rate"})) {
+  for (const auto& [key, v] : entries(n, "costs", {"revoke", "assign", "state", "restore.rate", "changelog.rate", "record.size"})) {
     if (key == "revoke") s_.costs.revoke = duration(v, "revoke cost");
     if (key == "assign") s_.costs.assign = duration(v, "assign cost");
     if (key == "state") s_.costs.state_bytes = size(v, "state size");
+    if (key == "record.size") {
+      s_.costs.record_bytes = size(v, "record size");
+      if (s_.costs.record_bytes == 0) fail(v, "record.size must be above 0");
+      record_size_set_ = true;
+    }
     if (key == "restore.rate") {
       std::string why;
       const std::string t = scalar(v, "restore.rate");
@@ -435,8 +441,8 @@ void Loader::costs(const YAML::Node& n) {
 // with state must say how fast its changelogs are read.
 void Loader::check_state_costs(const YAML::Node& root) const {
   if (s_.subtopologies.empty()) {
-    if (s_.costs.state_bytes > 0 || s_.costs.restore_bytes_per_s > 0 || s_.costs.changelog_bytes_per_s > 0)
-      fail(root["costs"], "costs state, restore.rate and changelog.rate are a Streams application's; this scenario has no topology");
+    if (s_.costs.state_bytes > 0 || s_.costs.restore_bytes_per_s > 0 || s_.costs.changelog_bytes_per_s > 0 || record_size_set_)
+      fail(root["costs"], "costs state, restore.rate, changelog.rate and record.size are a Streams application's; this scenario has no topology");
     return;
   }
   if (s_.costs.state_bytes > 0 && s_.costs.restore_bytes_per_s == 0)
@@ -1113,6 +1119,10 @@ void Loader::check_streams_bounds() const {
       {"group.streams.session.timeout.ms", 45'000, 60'000, "group.streams.min/max.session.timeout.ms"},
       {"group.streams.heartbeat.interval.ms", 5'000, 15'000, "group.streams.min/max.heartbeat.interval.ms"},
       {"num.standby.replicas", 0, 2, "0 and group.streams.max.standby.replicas"},
+      // Kafka Streams' own bounds (StreamsConfig: atLeast).
+      {"max.warmup.replicas", 1, INT32_MAX, "StreamsConfig: at least 1"},
+      {"acceptable.recovery.lag", 0, INT64_MAX, "StreamsConfig: at least 0"},
+      {"probing.rebalance.interval.ms", 60'000, INT64_MAX, "StreamsConfig: at least 60000"},
   };
   for (const auto& b : kBounds) {
     auto it = s_.config.find(b.key);

@@ -3,6 +3,8 @@
 #include "protocols/catalog.hpp"
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/member.hpp"
+#include "protocols/streams/classic_leader.hpp"
+#include "protocols/streams/classic_thread.hpp"
 #include "protocols/assignors/exec.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/group_host.hpp"
@@ -50,8 +52,9 @@ class GroupRun {
         records_(records ? std::make_unique<protocols::epoch::RecordsOut>(*records) : nullptr),
         network_(kernel_, trace_, s.latency, s.drop, Rng::stream(seed, "network")),
         consumer_(protocol == "consumer"),
+        kip1071_(protocol == "streams"),
         topics_(s, kernel_, trace_),
-        streams_(protocol == "streams" ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
+        streams_(!s.subtopologies.empty() ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
         assignor_(make_assignor(protocol, assignor, exec)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_,
@@ -113,6 +116,9 @@ class GroupRun {
   }
 
   std::unique_ptr<cl::EmbeddedProtocol> make_strategy() const {
+    if (streams_ && !kip1071_)  // a Streams application over the classic protocol
+      return protocols::streams::make_classic_streams_protocol(streams_->topology(), streams_assignment_configs(s_),
+                                                               protocol_name_ == "cooperative", changelog_records(s_));
     const auto* p = protocols::find_protocol(protocol_name_);
     return p->make_strategy ? p->make_strategy(strategy_settings(s_)) : nullptr;  // the consumer protocol has none
   }
@@ -132,7 +138,13 @@ class GroupRun {
     const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
     protocols::MemberProcess* upgraded = nullptr;
     protocols::MemberProcess* speaks = nullptr;
-    if (streams_) {
+    if (streams_ && !kip1071_) {
+      threads_.push_back(std::make_unique<protocols::streams::ClassicThread>(
+          kernel_, trace_, streams_->state(), spec.id, streams_identity(spec).process_id, c.assign_cost, s_.costs.record_bytes));
+      c.tasks = threads_.back().get();
+      c.topics = streams_->topology().external_source_topics();
+      trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});
+    } else if (streams_) {
       const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state()};
       processes_.push_back(std::make_unique<protocols::streams::StreamsMember>(ctx, c, streams_identity(spec)));
       streams_members_[spec.id] = static_cast<protocols::streams::StreamsMember*>(processes_.back().get());
@@ -144,7 +156,7 @@ class GroupRun {
       c.node = m.node();  // the member's processes share its node
       (consumer_ ? speaks : upgraded) = processes_.back().get();
     }
-    if (!consumer_ && !streams_) {
+    if (!consumer_ && !kip1071_) {
       auto& m = make_process<cl::ClassicMember>(
           cl::MemberContext{kernel_, network_, trace_, host_.classic_directory(), topics_.metadata(), *assignor_, *embedded_}, c);
       classic_members_[spec.id] = &m;
@@ -226,9 +238,9 @@ class GroupRun {
   }
 
   void start_members() {
-    if (streams_ && s_.initial_assignment) {
+    if (kip1071_ && s_.initial_assignment) {
       start_streams_stable();
-    } else if (streams_) {
+    } else if (kip1071_) {
       host_.start_streams(streams_->topology());
     } else if (s_.initial_assignment) {
       if (consumer_) start_consumer_stable();
@@ -355,8 +367,9 @@ class GroupRun {
   Trace trace_;
   Network network_;
   bool consumer_;  // the KIP-848 protocol, else the classic family
+  bool kip1071_;   // the streams protocol
   GroupTopics topics_;
-  std::unique_ptr<StreamsGroup> streams_;  // a Streams group's topology and state; null otherwise
+  std::unique_ptr<StreamsGroup> streams_;  // a Streams application's topology and state; null otherwise
   std::unique_ptr<protocols::Assignor> assignor_;
   std::unique_ptr<protocols::Assignor> server_assignor_;  // a converted group's (classic protocols)
   protocols::GroupHost host_;
@@ -364,6 +377,7 @@ class GroupRun {
   std::string protocol_name_;
   ClientAssignors lists_;  // members' and upgrades' partition.assignment.strategy
   std::vector<std::unique_ptr<protocols::MemberProcess>> processes_;  // every process of the run, alive to its end
+  std::vector<std::unique_ptr<protocols::streams::ClassicThread>> threads_;  // classic Streams: each member's tasks
   std::map<std::string, MemberSlot> slots_;
   std::map<std::string, cl::ClassicMember*> classic_members_;
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;

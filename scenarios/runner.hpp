@@ -50,6 +50,10 @@ RunResult run(const Scenario& scenario, const RunOptions& options = {});
 
 // The protocol and assignor a run would use, after options and defaults.
 std::string effective_protocol(const Scenario& s, const RunOptions& o);
+// The assignor a variant runs when none is named: the scenario's own under
+// its protocol, Streams' high-availability for a Streams application over a
+// classic protocol, else the protocol's default.
+std::string default_assignor(const Scenario& s, const std::string& protocol);
 std::string effective_assignor(const Scenario& s, const RunOptions& o);
 // The plug-in command, when the effective assignor is "exec".
 const AssignorExec* effective_exec(const Scenario& s, const RunOptions& o);

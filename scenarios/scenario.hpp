@@ -82,6 +82,9 @@ struct Costs {
   std::uint64_t restore_bytes_per_s = 0;  // 0: not set
   // How fast an unmaintained local copy of a task's state falls behind.
   std::uint64_t changelog_bytes_per_s = 0;
+  // A changelog record's size: turns bytes behind into the records behind
+  // that acceptable.recovery.lag counts (classic Streams). 1 KiB unless set.
+  std::uint64_t record_bytes = 1024;
   Mark mark;
 };
 

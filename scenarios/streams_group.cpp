@@ -1,6 +1,9 @@
 #include "scenarios/streams_group.hpp"
 
+#include "scenarios/config_keys.hpp"
 #include "scenarios/streams_topology.hpp"
+
+#include <chrono>
 
 namespace rsim::scenario {
 
@@ -41,6 +44,21 @@ void StreamsGroup::topics_changed(Trace& trace, Time now) {
 
 streams::StreamsIdentity streams_identity(const MemberSpec& spec) {
   return {spec.process.value_or(spec.id), spec.rack};
+}
+
+streams::ha::AssignmentConfigs streams_assignment_configs(const Scenario& s) {
+  streams::ha::AssignmentConfigs c;
+  c.acceptable_recovery_lag = config_integer(s, "acceptable.recovery.lag");
+  c.max_warmup_replicas = static_cast<int>(config_integer(s, "max.warmup.replicas"));
+  c.num_standby_replicas = static_cast<int>(config_integer(s, "num.standby.replicas"));
+  c.probing_rebalance_interval_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config_millis(s, "probing.rebalance.interval.ms")).count();
+  return c;
+}
+
+std::int64_t changelog_records(const Scenario& s) {
+  const std::uint64_t r = s.costs.record_bytes;
+  return static_cast<std::int64_t>((s.costs.state_bytes + r - 1) / r);
 }
 
 }  // namespace rsim::scenario

@@ -3,6 +3,7 @@
 // group's resources (which grow when a source topic is created or grows).
 #pragma once
 
+#include "protocols/streams/ha_assignor.hpp"
 #include "protocols/streams/local_state.hpp"
 #include "protocols/streams/member.hpp"
 #include "protocols/streams/topology.hpp"
@@ -37,5 +38,12 @@ class StreamsGroup {
 };
 
 protocols::streams::StreamsIdentity streams_identity(const MemberSpec& spec);
+
+// Classic Streams: the high-availability assignor's settings (Kafka's
+// defaults where the scenario is silent), and a stateful task's changelog in
+// records (its state over costs.record.size): how far a client without the
+// state lags.
+protocols::streams::ha::AssignmentConfigs streams_assignment_configs(const Scenario& s);
+std::int64_t changelog_records(const Scenario& s);
 
 }  // namespace rsim::scenario

@@ -15,12 +15,19 @@ namespace rsim::scenario {
 
 std::string effective_protocol(const Scenario& s, const RunOptions& o) { return o.protocol.value_or(s.protocol); }
 
+std::string default_assignor(const Scenario& s, const std::string& protocol) {
+  if (protocol == s.protocol && s.assignor) return *s.assignor;
+  const auto* p = protocols::find_protocol(protocol);
+  if (p == nullptr) return std::string();
+  // A Streams application's classic leader runs Streams' own task assignor.
+  if (!s.subtopologies.empty() && p->family == protocols::Family::Classic) return "high-availability";
+  return std::string(p->default_assignor);
+}
+
 std::string effective_assignor(const Scenario& s, const RunOptions& o) {
   if (o.assignor) return *o.assignor;
-  const std::string protocol = effective_protocol(s, o);
   if (s.assignor && !o.protocol) return *s.assignor;
-  const auto* p = protocols::find_protocol(protocol);
-  return p != nullptr ? std::string(p->default_assignor) : std::string();
+  return default_assignor(s, effective_protocol(s, o));
 }
 
 const AssignorExec* effective_exec(const Scenario& s, const RunOptions& o) {
@@ -29,13 +36,31 @@ const AssignorExec* effective_exec(const Scenario& s, const RunOptions& o) {
   return s.assignor_exec ? &*s.assignor_exec : nullptr;
 }
 
-// A Streams scenario (topology:) runs under the streams protocol, and that
-// protocol needs one. What a Streams group does not do is refused by name.
-static void check_streams(const Scenario& s, const protocols::ProtocolInfo& p) {
+// What a classic Streams application (a topology under eager or
+// cooperative) does not do is refused by name.
+static void check_classic_streams(const Scenario& s, const protocols::ProtocolInfo& p, const std::string& assignor) {
+  if (s.subtopologies.empty()) {
+    if (assignor == "high-availability")
+      throw InputError(s.file, s.assignor_mark, "assignor high-availability is a Kafka Streams application's: this scenario has no topology");
+    return;
+  }
+  if (p.name != "eager" && p.name != "cooperative")
+    throw InputError(s.file, s.protocol_mark, fmt::format("this scenario has a topology: a Streams application runs under streams (KIP-1071) or, over the classic protocol, eager (Streams before 2.4) or cooperative (2.4 and later), not {}", p.name));
+  if (assignor != "high-availability")
+    throw InputError(s.file, s.assignor_mark, fmt::format("a classic Streams application's leader runs Streams' high-availability task assignor, not {}", assignor));
+  if (s.initial_assignment)
+    throw InputError(s.file, s.protocol_mark, fmt::format("initial-assignment under {} (classic Streams) is not simulated by this version yet; run it under streams or without initial-assignment", p.name));
+  for (const auto& m : s.members)
+    if (!m.assignors.empty()) throw InputError(s.file, m.assignors_mark, "a Streams thread's assignor is the application's (StreamsPartitionAssignor); members' assignors: lists do not apply");
+}
+
+// A Streams scenario (topology:) runs under the streams protocol or a
+// classic one, and the streams protocol needs one. What a Streams group does
+// not do is refused by name.
+static void check_streams(const Scenario& s, const protocols::ProtocolInfo& p, const std::string& assignor) {
   const bool streams = p.family == protocols::Family::Streams;
-  if (!s.subtopologies.empty() && !streams)
-    throw InputError(s.file, s.protocol_mark, fmt::format("this scenario has a topology: it runs under protocol streams, not {} (the classic Streams baseline is not simulated by this version yet)", p.name));
-  if (!streams) return;
+  if (!streams) check_classic_streams(s, p, assignor);
+  if (!streams && s.subtopologies.empty()) return;
   if (s.subtopologies.empty())
     throw InputError(s.file, s.protocol_mark, "protocol streams needs a topology: (sub-topologies with their source topics)");
   // The loader checks a streams scenario's initial tasks; one that names
@@ -62,9 +87,9 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
     throw InputError(s.file, s.assignor_mark, fmt::format("unknown {} assignor '{}'{}", protocols::family_name(p->family), assignor, did_you_mean(assignor, protocols::assignor_names(p->family))));
   if (!a->runnable)
     throw InputError(s.file, s.assignor_mark, fmt::format("assignor '{}' is not implemented by this version yet; `rebalance-sim list` shows what runs", assignor));
+  check_streams(s, *p, assignor);
   if (!protocols::accepts(*p, assignor))
     throw InputError(s.file, s.assignor_mark, fmt::format("the {} protocol does not run assignor '{}'; it takes {}", protocol, assignor, protocols::accepted_assignors(*p)));
-  check_streams(s, *p);
   for (const auto& ev : s.events) {
     std::string to;
     if (const auto* u = std::get_if<Upgrade>(&ev.action)) to = u->to;
@@ -83,7 +108,8 @@ void check_supported(const Scenario& s, const std::string& protocol, const std::
 std::vector<std::string> protocols_for(const Scenario& s) {
   std::vector<std::string> out;
   for (const auto& p : protocols::all_protocols())
-    if (p.runnable && !p.test_only && (p.family == protocols::Family::Streams) == !s.subtopologies.empty())
+    if (p.runnable && !p.test_only && (s.subtopologies.empty() ? p.family != protocols::Family::Streams
+                                                               : p.family == protocols::Family::Streams || p.name == "eager" || p.name == "cooperative"))
       out.emplace_back(p.name);
   return out;
 }

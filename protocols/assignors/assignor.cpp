@@ -7,6 +7,7 @@
 #include "protocols/assignors/sticky.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <map>
 #include <set>
 
@@ -91,7 +92,21 @@ SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription
   return index;
 }
 
+namespace {
+// Kafka Streams' HighAvailabilityTaskAssignor works on clients and tasks, run
+// by the classic Streams leader (protocols/streams/classic_leader.hpp), not
+// on a snapshot of partitions: here it is only a name.
+class StreamsTaskAssignorName final : public Assignor {
+ public:
+  std::string_view name() const override { return "high-availability"; }
+  GroupAssignment assign(const GroupSnapshot&) const override {
+    throw std::logic_error("high-availability is run by the Streams leader, not on a partition snapshot");
+  }
+};
+}  // namespace
+
 std::unique_ptr<Assignor> make_classic_assignor(std::string_view name) {
+  if (name == "high-availability") return std::make_unique<StreamsTaskAssignorName>();
   if (name == "range") return std::make_unique<RangeAssignor>();
   if (name == "roundrobin") return std::make_unique<RoundRobinAssignor>();
   if (name == "sticky") return std::make_unique<StickyAssignor>();

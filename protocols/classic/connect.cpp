@@ -88,7 +88,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign(co
     std::vector<TopicPartition> stop = revoked.connectors;
     stop.insert(stop.end(), revoked.tasks.begin(), revoked.tasks.end());
     std::sort(stop.begin(), stop.end());
-    out.emplace_back(m.member_id, MemberAssignment{std::move(runs), rejoin, std::move(stop)});
+    out.emplace_back(m.member_id, MemberAssignment{std::move(runs), rejoin, std::move(stop), false, {}});
   }
   return out;
 }
@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ConnectProtocol::assign_wi
     for (const auto& tp : m.owned)
       if (!std::binary_search(runs.begin(), runs.end(), tp)) stop.push_back(tp);
     std::sort(stop.begin(), stop.end());
-    out.emplace_back(m.member_id, MemberAssignment{runs, std::nullopt, std::move(stop)});
+    out.emplace_back(m.member_id, MemberAssignment{runs, std::nullopt, std::move(stop), false, {}});
   }
   return out;
 }

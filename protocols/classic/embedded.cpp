@@ -35,12 +35,13 @@ Subscription EmbeddedProtocol::subscription(const Assignor& assignor, const std:
                                             const std::vector<TopicPartition>& owned,
                                             const std::vector<TopicPartition>& last_assignment, int generation) const {
   return Subscription{topics, owned, generation,
-                      assignor.keeps_last_assignment() ? last_assignment : std::vector<TopicPartition>{}, std::string()};
+                      assignor.keeps_last_assignment() ? last_assignment : std::vector<TopicPartition>{}, std::string(),
+                      std::nullopt};
 }
 
 std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::entries(const GroupAssignment& a) {
   std::vector<std::pair<std::string, MemberAssignment>> out;
-  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt, {}});
+  for (const auto& [id, partitions] : a) out.emplace_back(id, MemberAssignment{partitions, std::nullopt, {}, false, {}});
   return out;
 }
 

@@ -41,6 +41,7 @@ struct LeaderView {
   int generation = -1;                 // the generation being assigned
   int last_completed_generation = -1;  // the last one whose assignment this process received
   Time now;
+  std::string leader;  // its member id
 };
 
 struct AssignmentOutcome {

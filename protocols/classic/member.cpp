@@ -151,6 +151,13 @@ void ClassicMember::stop_timers() {
   left_on_poll_timeout_ = false;
 }
 
+// A stream thread that stops closes its active tasks and drops its standbys.
+void ClassicMember::stop_tasks() {
+  if (!config_.tasks) return;
+  config_.tasks->released(owned_);
+  config_.tasks->stopped();
+}
+
 void ClassicMember::crash() {
   if (phase_ == Phase::Down) return;
   emit("crash", {{"resources", to_strings(owned_)}});
@@ -158,6 +165,7 @@ void ClassicMember::crash() {
   stop_timers();
   phase_ = Phase::Down;
   revoking_ = false;
+  stop_tasks();
   owned_.clear();
 }
 
@@ -179,6 +187,7 @@ void ClassicMember::leave(std::function<void()> on_stopped) {
     ctx_.network.crash(node());
     stop_timers();
     phase_ = Phase::Down;
+    stop_tasks();
     owned_.clear();
     if (on_stopped) on_stopped();
   };
@@ -337,6 +346,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   auto done = [this, partitions, in_poll, then = std::move(then)]() mutable {
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
+    if (config_.tasks) config_.tasks->released(partitions);
     emit("revoked", {{"resources", to_strings(partitions)}});
     if (in_poll) {
       cancel_poll_deadline();
@@ -383,6 +393,7 @@ void ClassicMember::send_join() {
   req.protocols = protocol_names();
   joined_topics_ = config_.topics;
   req.subscription.client_id = config_.client_id;
+  if (config_.tasks) req.subscription.streams = config_.tasks->describe(owned_);
   emit("join", {{"member-id", member_id_}});
   call("JoinGroup", std::move(req), &ClassicEndpoint::handle_join,
        [this, seq](JoinGroupResponse r) { on_join_response(seq, std::move(r)); });
@@ -451,7 +462,7 @@ void ClassicMember::send_sync() {
   if (member_id_ == leader_ && !joined_members_.empty() && !skip_assignment_) {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
-    const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now()};
+    const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now(), member_id_};
     req.assignments = protocol().assign(group_assignor(), known_metadata_, joined_members_, leader_state_.get(), view);
     assigned_metadata_.clear();
     for (const auto& m : joined_members_)
@@ -491,7 +502,12 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   AssignmentOutcome outcome = protocol().on_assignment(owned_, r.assignment);
   last_assignment_ = r.assignment.partitions;
   last_completed_generation_ = generation_;
-  if (r.assignment.scheduled_rebalance) {
+  // A Streams leader asks for an immediate follow-up (next rebalance time 0)
+  // when a task must first be revoked from its owner.
+  const bool follow_up = r.assignment.streams && r.assignment.scheduled_rebalance == Duration{0};
+  if (follow_up) {
+    scheduled_rebalance_timer_.cancel();
+  } else if (r.assignment.scheduled_rebalance) {
     // ScheduledRebalanceTimeout: rejoin when the leader's delay expires.
     emit("scheduled-rebalance", {{"in_us", r.assignment.scheduled_rebalance->count()}});
     scheduled_rebalance_timer_.arm_in(*r.assignment.scheduled_rebalance,
@@ -502,18 +518,23 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
   phase_ = Phase::Stable;
   arm_heartbeat();  // heartbeats are phase-locked to the SyncGroup response
   std::optional<std::string> rejoin;
-  if (outcome.rejoin) rejoin = "assignment asks for a follow-up rebalance";
+  if (outcome.rejoin || follow_up) rejoin = "assignment asks for a follow-up rebalance";
   // A leader that skipped the assignment (KIP-814) still watches metadata:
   // a change it saw since the group's assignment was made needs a rebalance.
   else if (auto topic = skip_assignment_ && member_id_ == leader_ ? changed_topic() : std::nullopt)
     rejoin = fmt::format("partitions of {} changed", *topic);
-  auto assign = [this, outcome, rejoin]() mutable {
+  auto assign = [this, outcome, rejoin, standby = std::move(r.assignment.standby)]() mutable {
     // The subscription changed while the JoinGroup was out (Kafka's
     // rejoinNeededOrPending: "subscription changed since last join").
     if (!rejoin && !same_topics(config_.topics, joined_topics_)) rejoin = "subscription changed since last join";
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
-    emit("assigned", {{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}});
+    std::vector<TraceField> fields{{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}};
+    if (config_.tasks) {
+      config_.tasks->standbys(standby);
+      if (!standby.empty()) fields.push_back({"standbys", to_strings(standby)});
+    }
+    emit("assigned", std::move(fields));
     if (!outcome.add.empty()) initialise(outcome.add);
     if (rejoin) {
       request_rejoin(*rejoin);
@@ -574,7 +595,8 @@ void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
 void ClassicMember::initialise(const std::vector<TopicPartition>& added) {
   initialising_.insert(initialising_.end(), added.begin(), added.end());
   init_timer_.cancel();
-  after(init_timer_, config_.assign_time(added), [this] {
+  const Duration until_ready = config_.tasks ? config_.tasks->activate(added) : config_.assign_time(added);
+  after(init_timer_, until_ready, [this] {
     if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
     initialising_.clear();
   });
@@ -606,6 +628,7 @@ void ClassicMember::lose_partitions(const std::string& reason) {
   revoking_ = false;
   if (owned_.empty()) return;
   emit("lost", {{"resources", to_strings(owned_)}, {"reason", reason}});
+  if (config_.tasks) config_.tasks->released(owned_);
   owned_.clear();
 }
 

@@ -26,6 +26,27 @@ namespace rsim::protocols::classic {
 
 using namespace std::chrono_literals;
 
+// A Kafka Streams thread's side of its tasks, when the member is one
+// (classic Streams; protocols/streams/classic_thread.hpp): what its
+// subscription's user data says, its standby tasks, and the restoration an
+// active task waits for before it processes. The member's resources are
+// then its active tasks.
+class ThreadTasks {
+ public:
+  virtual ~ThreadTasks() = default;
+  // The JoinGroup user data (SubscriptionInfo), given the active tasks owned.
+  virtual StreamsSubscription describe(const std::vector<TopicPartition>& owned) const = 0;
+  // The assignment's standby set: copies to maintain from now, and to drop.
+  virtual void standbys(const std::vector<TopicPartition>& assigned) = 0;
+  // New active tasks: how long until they are ready (restoration, then the
+  // assign cost).
+  virtual Duration activate(const std::vector<TopicPartition>& added) = 0;
+  // Active tasks closed (revoked, lost).
+  virtual void released(const std::vector<TopicPartition>& actives) = 0;
+  // The thread stopped (crash, leave): its standbys are gone too.
+  virtual void stopped() = 0;
+};
+
 // Every timeout is set from the scenario (scenarios/member_config.cpp, with
 // Kafka's defaults from the config key table); none has a default here.
 struct MemberConfig {
@@ -55,6 +76,8 @@ struct MemberConfig {
   // cooperative). Empty / null: the context's assignor and protocol.
   std::vector<const Assignor*> assignors;
   const EmbeddedProtocol* protocol = nullptr;
+  // Set when the member is a Kafka Streams thread (owned by the runner).
+  ThreadTasks* tasks = nullptr;
 
   Duration revoke_time(const std::vector<TopicPartition>& resources) const;
   Duration assign_time(const std::vector<TopicPartition>& resources) const;
@@ -145,6 +168,7 @@ class ClassicMember final : public MemberProcess {
   void revoke(std::vector<TopicPartition> partitions, Callback then);
   void initialise(const std::vector<TopicPartition>& added);
   void stop_timers();
+  void stop_tasks();
   // The poll loop.
   void on_batch_end() override;
   void rejoin_after_poll_timeout();

@@ -9,7 +9,9 @@
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,19 @@ enum class Error {
 
 const char* error_name(Error e);
 
+// Kafka Streams' SubscriptionInfo, the user data of a stream thread's
+// subscription (classic Streams): its process, its standby tasks, and for
+// each task the process has state for, how far behind that state is. Kafka
+// sends offset sums and the leader subtracts them from the changelogs' end
+// offset sums; the lag itself is carried here (the same entries, the same
+// size). A running active task reports LATEST_OFFSET (-2).
+struct StreamsSubscription {
+  std::string process_id;
+  std::vector<TopicPartition> standby;               // tasks, sorted
+  std::map<TopicPartition, std::int64_t> task_lags;  // records behind, or -2
+  bool operator==(const StreamsSubscription&) const = default;
+};
+
 // Embedded protocol metadata in JoinGroup (ConsumerProtocolSubscription).
 struct Subscription {
   std::vector<std::string> topics;
@@ -40,6 +55,7 @@ struct Subscription {
   // Who the member is across restarts (a Connect worker's identity; here the
   // scenario's member id), for leaders that remember departed members.
   std::string client_id;
+  std::optional<StreamsSubscription> streams;  // a stream thread's user data
   bool operator==(const Subscription&) const = default;
 };
 
@@ -50,6 +66,11 @@ struct MemberAssignment {
   std::optional<Duration> scheduled_rebalance;
   // Connect: what the leader revokes, listed explicitly.
   std::vector<TopicPartition> revoked;
+  // Classic Streams (the user data is an AssignmentInfo): the thread's
+  // standby tasks, warm-ups among them (a member cannot tell them apart);
+  // `partitions` are its active tasks.
+  bool streams = false;
+  std::vector<TopicPartition> standby;
 };
 
 struct JoinGroupRequest {

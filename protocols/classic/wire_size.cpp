@@ -37,6 +37,32 @@ std::size_t topic_partitions(const std::vector<TopicPartition>& tps) {
   return n;
 }
 
+// Kafka Streams' SubscriptionInfo (version 11, as 3.x sends it): version,
+// latest supported version, process id (UUID), user endpoint (empty), task
+// offset sums grouped by sub-topology (int32 id, then int32 partition and
+// int64 sum per task), uniqueField, error code, client tags (none).
+std::size_t subscription_info(const StreamsSubscription& s) {
+  std::size_t n = 4 + 4 + 16 + 2 + 4;
+  Topic last;
+  bool first = true;
+  for (const auto& [task, lag] : s.task_lags) {
+    if (first || task.topic != last) n += 4 + 4;
+    first = false;
+    last = task.topic;
+    n += 4 + 8;
+  }
+  return n + 1 + 4 + 4;
+}
+
+// Kafka Streams' AssignmentInfo: versions, active tasks (one TaskId per
+// assigned partition), standby tasks with their partitions, the (empty)
+// host maps, error code and the next rebalance time.
+std::size_t assignment_info(const MemberAssignment& a) {
+  std::size_t n = 4 + 4 + 4 + 8 * a.partitions.size() + 4;
+  for (const auto& t : a.standby) n += 8 + 4 + 2 + t.topic.name().size() + 4;
+  return n + 4 + 4 + 4 + 8;
+}
+
 }  // namespace
 
 std::size_t wire_size(const Subscription& s) {
@@ -47,6 +73,7 @@ std::size_t wire_size(const Subscription& s) {
   // generation; null otherwise.
   n += 4;
   if (!s.last_assignment.empty()) n += topic_partitions(s.last_assignment) + 4;
+  if (s.streams) n += subscription_info(*s.streams);
   n += topic_partitions(s.owned);  // ownedPartitions (v1+)
   n += 4;                          // generationId (v2+)
   n += 2;                          // rackId (v3+), null
@@ -55,7 +82,8 @@ std::size_t wire_size(const Subscription& s) {
 
 std::size_t wire_size(const MemberAssignment& a) {
   std::size_t n = 2 + topic_partitions(a.partitions);
-  n += 4;                                 // user data length
+  n += 4;  // user data length
+  if (a.streams) return n + assignment_info(a);
   if (a.scheduled_rebalance) n += 2 + 4;  // version + delay, as Connect encodes it
   return n;
 }

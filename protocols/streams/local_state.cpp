@@ -46,7 +46,7 @@ void LocalState::seed(const std::string& process, const TaskId& t) {
   c.caught_up_at = Time{};
 }
 
-void LocalState::release(const std::string& process, const TaskId& t, Time now) {
+void LocalState::release(const std::string& process, const TaskId& t, Time now, const std::string& holder) {
   auto it = copies_.find({process, t});
   if (it == copies_.end() || it->second.maintainers == 0) return;
   if (it->second.maintainers > 1) {
@@ -58,6 +58,20 @@ void LocalState::release(const std::string& process, const TaskId& t, Time now) 
   c.maintainers = 0;
   c.behind_bytes = behind;
   c.left_at = now;
+  c.released_by = holder;
+}
+
+const std::string* LocalState::released_by(const std::string& process, const TaskId& t) const {
+  const auto it = copies_.find({process, t});
+  if (it == copies_.end() || it->second.maintainers > 0) return nullptr;
+  return &it->second.released_by;
+}
+
+std::vector<TaskId> LocalState::copies_at(const std::string& process) const {
+  std::vector<TaskId> out;
+  for (auto it = copies_.lower_bound({process, TaskId{}}); it != copies_.end() && it->first.first == process; ++it)
+    out.push_back(it->first.second);
+  return out;
 }
 
 }  // namespace rsim::protocols::streams

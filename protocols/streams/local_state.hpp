@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace rsim::protocols::streams {
 
@@ -50,8 +51,15 @@ class LocalState {
   void seed(const std::string& process, const TaskId& t);
   // One maintainer fewer (revoked, lost, crashed): with none left the copy
   // falls behind from `now`.
-  void release(const std::string& process, const TaskId& t, Time now);
+  // `holder`: who let it go (a classic stream thread keeps the directory's
+  // lock and reports the copy until another takes it).
+  void release(const std::string& process, const TaskId& t, Time now, const std::string& holder = {});
+  // A copy nobody maintains: who let it go last (empty: not said); null
+  // while maintained or when there is no copy.
+  const std::string* released_by(const std::string& process, const TaskId& t) const;
   Duration restore_time(std::uint64_t bytes) const;
+  // The tasks the process has a copy of (its state directory), in order.
+  std::vector<TaskId> copies_at(const std::string& process) const;
 
  private:
   struct Copy {
@@ -59,6 +67,7 @@ class LocalState {
     Time caught_up_at{};           // while maintained: when restoration ends
     std::uint64_t behind_bytes = 0;  // while unmaintained: behind at `left_at`
     Time left_at{};
+    std::string released_by;
   };
 
   StateCosts costs_;

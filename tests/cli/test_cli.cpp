@@ -216,10 +216,20 @@ TEST_CASE("topology prints a Streams scenario's configured topology; it runs und
   const auto run = cli("run tests/scenarios/streams-topology.yaml");
   CHECK(run.code == 0);
   CHECK(run.out.find("invariants        ok") != std::string::npos);
-  // Under a consumer-group protocol, the topology is what is refused.
+  // Over the classic protocol it is a classic Streams application
+  // (eager, cooperative); other consumer-group protocols are refused.
   const auto eager = cli("run tests/scenarios/streams-topology.yaml --protocol eager");
-  CHECK(eager.code == 2);
-  CHECK(eager.err.find("it runs under protocol streams, not eager") != std::string::npos);
+  CHECK(eager.code == 0);
+  CHECK(eager.out.find("invariants        ok") != std::string::npos);
+  const auto deferred = cli("run tests/scenarios/streams-topology.yaml --protocol deferred");
+  CHECK(deferred.code == 2);
+  CHECK(deferred.err.find("runs under streams (KIP-1071) or, over the classic protocol, eager (Streams before 2.4) or cooperative (2.4 and later), not deferred") != std::string::npos);
+  const auto range = cli("run tests/scenarios/streams-topology.yaml --protocol cooperative --assignor cooperative-sticky");
+  CHECK(range.code == 2);
+  CHECK(range.err.find("runs Streams' high-availability task assignor, not cooperative-sticky") != std::string::npos);
+  const auto no_topology = cli("run scenarios/quickstart.yaml --protocol eager --assignor high-availability");
+  CHECK(no_topology.code == 2);
+  CHECK(no_topology.err.find("assignor high-availability is a Kafka Streams application's: this scenario has no topology") != std::string::npos);
   const auto cycle = cli("validate tests/bad/subtopology-cycle.yaml");
   CHECK(cycle.code == 2);
   CHECK(cycle.err.rfind("tests/bad/subtopology-cycle.yaml:7:", 0) == 0);

@@ -52,6 +52,7 @@ TEST_CASE("invariants: a resource given to a second member in good standing is a
 
 TEST_CASE("invariants: a Streams process holding an active and a standby of one task is a violation") {
   Script t;
+  t.ev(0s, "scenario", "run", {{"protocol", std::string("streams")}});
   t.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
       .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
       .ev(0s, "scenario", "process", {{"member", std::string("B")}, {"process", std::string("q")}})
@@ -69,6 +70,16 @@ TEST_CASE("invariants: a Streams process holding an active and a standby of one 
   CHECK(m.violation->invariant == "process-copies");
   CHECK(m.violation->at == time_at(5s));
   CHECK(m.violation->members == std::vector<std::string>{"A2", "A1"});
+  // Over the classic protocol the state directory's lock, not the
+  // coordinator, keeps the copies apart: not checked there.
+  Script classic;
+  classic.ev(0s, "scenario", "run", {{"protocol", std::string("cooperative")}});
+  classic.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
+      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
+      .ev(0s, "A1", "start").ev(0s, "A2", "start");
+  classic.ev(1s, "A2", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  classic.owns(2s, "A1", {"T-0"});
+  CHECK_FALSE(check(classic).violation);
 }
 
 TEST_CASE("invariants: a coordinator whose state its records log does not replay to is a violation") {

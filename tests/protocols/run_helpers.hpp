@@ -74,6 +74,25 @@ inline std::string handovers(const scenario::RunResult& r, const std::set<std::s
   return out;
 }
 
+// A Streams group's handover: tasks given, revoked, restored and ready, with
+// standbys (and, for a scheduled rebalance, when); an `assigned` of nothing
+// left out.
+inline std::string tasks_timeline(const scenario::RunResult& r, const std::set<std::string>& kinds) {
+  std::string out;
+  for (const auto& ev : r.trace.events()) {
+    if (kinds.count(ev.kind) == 0) continue;
+    const auto* active = ev.list("resources");
+    const auto* standby = ev.list("standbys");
+    if (ev.kind == "assigned" && active != nullptr && active->empty() && standby == nullptr) continue;
+    out += fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
+    if (active != nullptr) out += fmt::format(" [{}]", fmt::join(*active, ","));
+    if (standby != nullptr) out += fmt::format(" standby [{}]", fmt::join(*standby, ","));
+    if (auto in = ev.integer("in_us")) out += fmt::format(" in {}s", *in / 1'000'000);
+    out += "\n";
+  }
+  return out;
+}
+
 inline std::string joined(const std::vector<std::string>& want) {
   std::string out;
   for (const auto& l : want) out += l + "\n";

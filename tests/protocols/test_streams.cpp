@@ -11,22 +11,8 @@ using namespace rsim;
 
 namespace {
 
-// The handover events with active tasks and standbys; an `assigned` of
-// nothing left out.
 std::string tasks_timeline(const scenario::RunResult& r) {
-  static const std::set<std::string> kKinds{"assigned", "revoking", "revoked", "restoring", "ready", "crash", "member-removed"};
-  std::string out;
-  for (const auto& ev : r.trace.events()) {
-    if (kKinds.count(ev.kind) == 0) continue;
-    const auto* active = ev.list("resources");
-    const auto* standby = ev.list("standbys");
-    if (ev.kind == "assigned" && active != nullptr && active->empty() && standby == nullptr) continue;
-    out += fmt::format("{} {} {}", format_time(ev.at), ev.actor, ev.kind);
-    if (active != nullptr) out += fmt::format(" [{}]", fmt::join(*active, ","));
-    if (standby != nullptr) out += fmt::format(" standby [{}]", fmt::join(*standby, ","));
-    out += "\n";
-  }
-  return out;
+  return testing::tasks_timeline(r, {"assigned", "revoking", "revoked", "restoring", "ready", "crash", "member-removed"});
 }
 
 const char* kTwoMembers = R"(

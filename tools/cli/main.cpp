@@ -273,7 +273,7 @@ int cmd_compare(const CompareArgs& a) {
     if (info == nullptr || !info->runnable)
       throw UsageError(fmt::format("--protocols: '{}' is not simulated by this version; `rebalance-sim list` shows what runs", p));
     if (assignors.empty()) {
-      variants.emplace_back(p, p == s.protocol && s.assignor ? *s.assignor : std::string(info->default_assignor));
+      variants.emplace_back(p, scenario::default_assignor(s, p));
       continue;
     }
     for (const auto& as : assignors) {
@@ -554,6 +554,8 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
   if (!info->runnable)
     throw UsageError(fmt::format("assign: the {} assignor '{}' is not implemented by this version yet",
                                  protocols::family_name(family), assignor));
+  if (assignor == "high-availability")
+    throw UsageError("assign: high-availability is Kafka Streams' task assignor, run by a Streams application's leader over clients and tasks, not on a partition snapshot (its cases: `vectors tests/vectors/HighAvailabilityTaskAssignorTest.streams-classic.yaml`)");
   const auto implementation = family == protocols::Family::Consumer ? protocols::make_consumer_assignor(assignor)
                                                                     : protocols::make_classic_assignor(assignor);
   protocols::GroupAssignment result;

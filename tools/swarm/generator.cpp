@@ -33,12 +33,17 @@ Duration ms(std::int64_t n) { return Duration{n * 1000}; }
 class Generator {
  public:
   Generator(std::uint64_t seed, const std::string& protocol)
-      : rng_(Rng::stream(seed, "swarm")), upgrade_rng_(Rng::stream(seed, "swarm-classic-upgrade")), protocol_(protocol) {
+      : rng_(Rng::stream(seed, "swarm")), upgrade_rng_(Rng::stream(seed, "swarm-classic-upgrade")),
+        classic_streams_rng_(Rng::stream(seed, "swarm-classic-streams")), protocol_(protocol) {
     s_.name = fmt::format("swarm-{}-{}", protocol, seed);
     s_.seed = seed;
     s_.protocol = protocol;
     classic_ = protocols::find_protocol(protocol)->family == protocols::Family::Classic;
     streams_ = protocols::find_protocol(protocol)->family == protocols::Family::Streams;
+    // A Streams application over the classic protocol, on its own random
+    // stream so the other classic seeds stay what they were.
+    if (protocol == "eager" || protocol == "cooperative") classic_streams_ = classic_streams_rng_.chance(0.3);
+    streams_ = streams_ || classic_streams_;
   }
 
   Scenario build() {
@@ -62,7 +67,7 @@ class Generator {
 
   // ---- the group ----
   void resources() {
-    connect_ = classic_ && rng_.chance(0.2);
+    connect_ = classic_ && !classic_streams_ && rng_.chance(0.2);
     if (connect_) {
       const int n = static_cast<int>(rng_.between(1, 2));
       for (int i = 0; i < n; ++i) {
@@ -189,6 +194,12 @@ class Generator {
     set("group.streams.session.timeout.ms", ms(pick(std::vector<std::int64_t>{45000, 60000})));
     set("group.streams.heartbeat.interval.ms", ms(pick(std::vector<std::int64_t>{5000, 15000})));
     set("num.standby.replicas", std::int64_t{rng_.between(0, 2)});
+    if (!classic_streams_) return;
+    Rng& r = classic_streams_rng_;
+    set("max.warmup.replicas", std::int64_t{r.between(1, 3)});
+    set("acceptable.recovery.lag", r.chance(0.5) ? std::int64_t{10000} : std::int64_t{r.between(0, 1000)});
+    set("probing.rebalance.interval.ms", ms(r.chance(0.5) ? 60000 : 600000));
+    if (r.chance(0.3)) s_.costs.record_bytes = r.chance(0.5) ? 100 : 10000;
   }
 
   void network() {
@@ -219,7 +230,7 @@ class Generator {
     for (const auto& k : kFaultKinds) {
       const bool migration = k == "upgrade" || k == "rolling-upgrade";
       const bool topics_only = migration || k == "add-partitions" || k == "subscribe";
-      if (migration && !classic_) continue;
+      if (migration && (!classic_ || streams_)) continue;
       if (streams_ && k == "subscribe") continue;  // a Streams member runs its topology
       if (topics_only && connect_) continue;
       if (rng_.chance(0.5)) enabled_.push_back(k);
@@ -437,11 +448,13 @@ class Generator {
 
   Rng rng_;
   Rng upgrade_rng_;
+  Rng classic_streams_rng_;
   std::string protocol_;
   Scenario s_;
   bool classic_ = true;
   bool connect_ = false;
   bool streams_ = false;
+  bool classic_streams_ = false;  // streams_ over eager or cooperative
   bool homogeneous_ = true;
   std::map<std::string, int> partitions_;
   std::map<std::string, Duration> present_;  // as the loader replays membership

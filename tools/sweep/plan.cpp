@@ -35,7 +35,7 @@ std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::ve
     if (!info->runnable)
       throw OptionError(fmt::format("--protocols: '{}' is not simulated by this version; `rebalance-sim list` shows what runs", p));
     if (assignors.empty()) {
-      variants.push_back({p, p == s.protocol && s.assignor ? *s.assignor : std::string(info->default_assignor)});
+      variants.push_back({p, scenario::default_assignor(s, p)});
       continue;
     }
     for (const auto& as : assignors) {
