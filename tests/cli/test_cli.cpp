@@ -227,6 +227,15 @@ TEST_CASE("topology prints a Streams scenario's configured topology; it runs und
   const auto range = cli("run tests/scenarios/streams-topology.yaml --protocol cooperative --assignor cooperative-sticky");
   CHECK(range.code == 2);
   CHECK(range.err.find("runs Streams' high-availability task assignor, not cooperative-sticky") != std::string::npos);
+  // compare puts the classic baseline beside KIP-1071.
+  const auto both = cli("compare scenarios/streams/crash-10gb.yaml --format csv");
+  CHECK(both.code == 0);
+  CHECK(both.out.find("eager/high-availability,") != std::string::npos);
+  CHECK(both.out.find("cooperative/high-availability,") != std::string::npos);
+  CHECK(both.out.find("streams/sticky,") != std::string::npos);
+  const auto assign_ha = cli("assign --assignor high-availability tests/snapshots/two-topics.json");
+  CHECK(assign_ha.code == 2);
+  CHECK(assign_ha.err.find("run by a Streams application's leader over clients and tasks") != std::string::npos);
   const auto no_topology = cli("run scenarios/quickstart.yaml --protocol eager --assignor high-availability");
   CHECK(no_topology.code == 2);
   CHECK(no_topology.err.find("assignor high-availability is a Kafka Streams application's: this scenario has no topology") != std::string::npos);
