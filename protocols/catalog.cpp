@@ -18,9 +18,9 @@ const std::vector<ProtocolInfo>& all_protocols() {
        false, classic::make_eager_protocol},
       {"cooperative", Family::Classic, "cooperative-sticky", true, "KIP-429 simple cooperative: only moving resources stop, two rounds",
        false, classic::make_cooperative_protocol},
-      {"deferred", Family::Classic, "cooperative-sticky", true, "cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms",
+      {"deferred", Family::Classic, "cooperative-sticky", true, "research design (Kafka never shipped it): cooperative + a departed member's resources held for scheduled.rebalance.max.delay.ms",
        false, classic::make_deferred_protocol},
-      {"incremental", Family::Classic, "cooperative-sticky", true, "deferred + at most N moves per round, rounds spaced by an interval",
+      {"incremental", Family::Classic, "cooperative-sticky", true, "research design (Kafka never shipped it): deferred + at most N moves per round, rounds spaced by an interval",
        false, classic::make_incremental_protocol},
       {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off",
        false, classic::make_connect_protocol},
@@ -50,6 +50,8 @@ const std::vector<AssignorInfo>& all_assignors() {
   };
   return kAssignors;
 }
+
+bool shipped_by_kafka(std::string_view protocol) { return protocol != "deferred" && protocol != "incremental"; }
 
 const ProtocolInfo* find_protocol(std::string_view name) {
   for (const auto& p : all_protocols())

@@ -30,6 +30,11 @@ struct ProtocolInfo {
   StrategyFactory make_strategy = nullptr;  // classic family: the embedded protocol
 };
 
+// Whether Kafka ships the protocol (eager, cooperative, connect, consumer,
+// streams) or it is a research design Kafka never shipped (deferred and
+// incremental resolution, seed 1).
+bool shipped_by_kafka(std::string_view protocol);
+
 struct AssignorInfo {
   std::string_view name;
   Family family;

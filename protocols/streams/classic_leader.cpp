@@ -207,7 +207,9 @@ std::vector<TopicPartition> resources(const std::vector<TaskId>& tasks) {
 std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::per_thread(
     const Group& group, const ha::Assignment& result, const TaskSet& stateful, const std::string& probing_client) const {
   std::vector<std::pair<std::string, MemberAssignment>> out;
-  for (const auto& [pid, c] : group.clients) {
+  for (const auto& entry : group.clients) {
+    const ha::ProcessId& pid = entry.first;
+    const Client& c = entry.second;  // a named reference: lambdas below capture it (clang 14: not a binding)
     const TasksTuple& tuple = result.clients.at(pid);
     std::vector<TaskId> stateful_active, stateless_active, standby;
     for (const auto& t : tuple.active) (stateful.contains(t) ? stateful_active : stateless_active).push_back(t);

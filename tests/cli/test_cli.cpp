@@ -364,6 +364,11 @@ TEST_CASE("compare runs every variant on one seed: eager stops the world on a ro
   CHECK(json.code == 0);
   CHECK(json.out.find("\"variant\": \"eager/sticky\"") != std::string::npos);
   CHECK(json.out.find("\"stop-the-world\": ") != std::string::npos);
+  CHECK(json.out.find("\"shipped-by-kafka\": true") != std::string::npos);
+  // Research designs Kafka never shipped are named under the table.
+  const auto table = cli("compare scenarios/rolling-bounce.yaml --protocols eager,deferred,incremental");
+  CHECK(table.out.find("\ndeferred, incremental: research designs (seed 1) Kafka never shipped; every other variant is Kafka's own\n") != std::string::npos);
+  CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols eager,consumer").out.find("research") == std::string::npos);
   CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols streams").code == 2);
   CHECK(cli("compare scenarios/rolling-bounce.yaml --assignors nope").code == 2);
   CHECK(cli("compare scenarios/rolling-bounce.yaml --protocols cooperative --assignors range").code == 2);

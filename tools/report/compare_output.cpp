@@ -1,8 +1,10 @@
 #include "tools/report/compare_output.hpp"
 
+#include "protocols/catalog.hpp"
 #include "scenarios/metric_names.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -36,6 +38,17 @@ std::string text(const metrics::Summary& s, const Column& c) {
 
 std::string invariants(const metrics::Summary& s) { return s.violation ? "VIOLATED" : "ok"; }
 
+// Under a table with a research design: which rows Kafka never shipped.
+std::string research_note(const std::vector<VariantRow>& rows) {
+  std::vector<std::string> research;
+  for (const auto& r : rows)
+    if (!protocols::shipped_by_kafka(r.protocol) && std::find(research.begin(), research.end(), r.protocol) == research.end())
+      research.push_back(r.protocol);
+  if (research.empty()) return {};
+  return fmt::format("{}: research design{} (seed 1) Kafka never shipped; every other variant is Kafka's own\n",
+                     fmt::join(research, ", "), research.size() > 1 ? "s" : "");
+}
+
 }  // namespace
 
 void rank(std::vector<VariantRow>& rows) {
@@ -59,6 +72,7 @@ void write_compare_table(std::ostream& out, const std::string& scenario, std::ui
       line += fmt::format("  {:>{}}", text(r.summary, c), std::max<std::size_t>(std::string(c.name).size(), 8));
     out << line << "  " << invariants(r.summary) << '\n';
   }
+  out << research_note(rows);
 }
 
 void write_compare_markdown(std::ostream& out, const std::vector<VariantRow>& rows) {
@@ -72,6 +86,7 @@ void write_compare_markdown(std::ostream& out, const std::vector<VariantRow>& ro
     for (const auto& c : columns()) out << ' ' << text(r.summary, c) << " |";
     out << ' ' << invariants(r.summary) << " |\n";
   }
+  if (const std::string note = research_note(rows); !note.empty()) out << '\n' << note;
 }
 
 void write_compare_csv(std::ostream& out, const std::vector<VariantRow>& rows) {
@@ -96,6 +111,7 @@ void write_compare_json(std::ostream& out, const std::string& scenario, std::uin
     v["variant"] = r.variant();
     v["protocol"] = r.protocol;
     v["assignor"] = r.assignor;
+    v["shipped-by-kafka"] = protocols::shipped_by_kafka(r.protocol);
     for (const auto& c : columns()) {
       const std::string name(c.name);
       const auto x = metrics::value(r.summary, c.name);
