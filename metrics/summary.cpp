@@ -119,7 +119,8 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     }
     if (ev.actor == "coordinator" && ev.kind == "batch-too-large") ++s.target_batch_over_limit;
     if (ev.actor == "coordinator" && ev.kind == "stable" && counted) ++s.rebalances;
-    if ((ev.kind == "joined" || ev.kind == "assigned") && counted) s.protocol_bytes += ev.integer("bytes").value_or(0);
+    if ((ev.kind == "joined" || ev.kind == "assigned" || ev.kind == "heartbeat") && counted)
+      s.protocol_bytes += ev.integer("bytes").value_or(0);
     if (ev.kind == "revoking" && counted)
       if (const auto* rs = ev.list("resources")) s.revocations += static_cast<int>(rs->size());
     if (ev.actor == "scenario" && ev.kind == "process" && !s.restoration) s.restoration = Duration{0};  // a Streams group

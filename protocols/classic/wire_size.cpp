@@ -2,16 +2,8 @@
 
 #include <algorithm>
 
-namespace rsim::protocols::classic {
+namespace rsim::protocols::wire {
 
-namespace {
-
-constexpr std::size_t kGroupId = 16;           // a typical group id's length
-constexpr std::size_t kProtocolName = 18;      // "cooperative-sticky", the longest built-in
-constexpr std::size_t kRequestHeader = 2 + 2 + 4 + 2 + 16 + 1;  // api key, version, correlation, client id, tags
-constexpr std::size_t kResponseHeader = 4 + 1;  // correlation id, tags
-
-// Unsigned varint length of n.
 std::size_t varint(std::size_t n) {
   std::size_t bytes = 1;
   while (n >= 0x80) {
@@ -20,9 +12,16 @@ std::size_t varint(std::size_t n) {
   }
   return bytes;
 }
-// Flexible-version strings and byte arrays: varint(length + 1), then bytes.
-std::size_t compact(std::size_t length) { return varint(length + 1) + length; }
-std::size_t compact_nullable(const std::optional<std::string>& s) { return s ? compact(s->size()) : 1; }
+
+}  // namespace rsim::protocols::wire
+
+namespace rsim::protocols::classic {
+
+using namespace wire;
+
+namespace {
+
+constexpr std::size_t kProtocolName = 18;  // "cooperative-sticky", the longest built-in
 
 // A non-flexible array of (topic, [partition]): int32 count, then per topic
 // an int16-length name and an int32-count array of int32.

@@ -17,6 +17,24 @@
 #include "protocols/classic/messages.hpp"
 
 #include <cstddef>
+#include <optional>
+#include <string>
+
+namespace rsim::protocols {
+
+// Kafka's flexible-version encodings, shared by the group protocols' sizes.
+namespace wire {
+inline constexpr std::size_t kGroupId = 16;  // a typical group id's length
+inline constexpr std::size_t kRequestHeader = 2 + 2 + 4 + 2 + 16 + 1;  // api key, version, correlation, client id, tags
+inline constexpr std::size_t kResponseHeader = 4 + 1;  // correlation id, tags
+// Unsigned varint length of n.
+std::size_t varint(std::size_t n);
+// Compact strings and byte arrays: varint(length + 1), then the bytes.
+inline std::size_t compact(std::size_t length) { return varint(length + 1) + length; }
+inline std::size_t compact_nullable(const std::optional<std::string>& s) { return s ? compact(s->size()) : 1; }
+}  // namespace wire
+
+}  // namespace rsim::protocols
 
 namespace rsim::protocols::classic {
 

@@ -1,5 +1,6 @@
 #include "protocols/consumer/member.hpp"
 
+#include "protocols/consumer/wire_size.hpp"
 #include "protocols/epoch/member_impl.hpp"
 
 namespace rsim::protocols::epoch {
@@ -22,15 +23,34 @@ void ConsumerMember::send_request(std::optional<Units> owned, std::uint64_t seq)
   req.topics = config().topics;
   req.owned = std::move(owned);
   req.rebalance_timeout = config().max_poll_interval;
+  const bool joining = req.member_epoch == kJoinEpoch;
+  const bool with_topics = joining || req.topics != sent_topics_;
+  if (with_topics) sent_topics_ = req.topics;
+  const bool carries = with_topics || req.owned.has_value();
+  const auto request_bytes = static_cast<std::int64_t>(request_size(req, with_topics));
   Directory* dir = &ctx_.directory;
-  Reply<HeartbeatResponse> reply = [this, dir, seq](HeartbeatResponse r) {
-    ctx_.network.send(dir->node, node(), "ConsumerGroupHeartbeatResponse", [this, seq, r = std::move(r)]() mutable {
-      on_message([this, seq, r = std::move(r)]() mutable { on_answer(seq, std::move(r)); });
+  Reply<HeartbeatResponse> reply = [this, dir, seq, joining, carries, request_bytes](HeartbeatResponse r) {
+    ctx_.network.send(dir->node, node(), "ConsumerGroupHeartbeatResponse",
+                      [this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
+      on_message([this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
+        count_round_trip(r, joining, carries, request_bytes);
+        on_answer(seq, std::move(r));
+        // A round trip no `joined` or `assigned` reported (an acknowledgement).
+        if (unclaimed_bytes_ > 0) emit("heartbeat", {{"bytes", std::exchange(unclaimed_bytes_, 0)}});
+      });
     });
   };
   ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
     if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(std::move(req), std::move(reply));
   });
+}
+
+// The round trip counts when the request carried a field or the response a
+// new assignment (a join always gets one).
+void ConsumerMember::count_round_trip(const HeartbeatResponse& r, bool joining, bool carries, std::int64_t request_bytes) {
+  const bool with_assignment = r.error == Error::None && (joining || r.assignment != received_);
+  if (with_assignment) received_ = r.assignment;
+  if (carries || with_assignment) unclaimed_bytes_ += request_bytes + static_cast<std::int64_t>(response_size(r, with_assignment));
 }
 
 void ConsumerMember::send_leave(int epoch) {

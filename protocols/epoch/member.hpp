@@ -78,6 +78,9 @@ class EpochMember : public MemberProcess {
   // After a revocation: how long what is still initialising takes now;
   // unset keeps the running cost.
   virtual std::optional<Duration> remaining_init() const { return std::nullopt; }
+  // Bytes of the group heartbeats that carried the rebalance since last
+  // asked (0: not counted), reported on the next `joined` or `assigned`.
+  virtual std::int64_t claim_bytes() { return 0; }
 
   void on_answer(std::uint64_t seq, Answer r);
   const std::string& member_id() const { return member_id_; }
@@ -108,6 +111,10 @@ class EpochMember : public MemberProcess {
   void on_poll_timeout() override;
   std::vector<TraceField> with_generation(std::vector<TraceField> fields) const {
     fields.insert(fields.begin(), {"generation", epoch_});
+    return fields;
+  }
+  std::vector<TraceField> with_bytes(std::vector<TraceField> fields) {
+    if (const std::int64_t bytes = claim_bytes(); bytes > 0) fields.push_back({"bytes", bytes});
     return fields;
   }
 

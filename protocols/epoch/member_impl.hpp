@@ -127,7 +127,7 @@ void EpochMember<C>::on_answer(std::uint64_t seq, Answer r) {
   interval_ = r.heartbeat_interval;
   if (phase_ == Phase::Joining) {
     phase_ = Phase::Active;
-    emit("joined", {{"member-id", member_id_}, {"generation", r.member_epoch}});
+    emit("joined", with_bytes({{"member-id", member_id_}, {"generation", r.member_epoch}}));
   }
   epoch_ = r.member_epoch;
   latest_ = std::move(r.assignment);
@@ -183,7 +183,7 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
   Units add = member_detail::minus(assignment, owned_);
   if (add.empty() && assigned_epoch_ == epoch_) return finish_step(acknowledge);
   assigned_epoch_ = epoch_;
-  emit("assigned", with_generation(C::fields(add)));
+  emit("assigned", with_bytes(with_generation(C::fields(add))));
   if (add.empty()) return finish_step(acknowledge);
   take(add);
   send_heartbeat();  // acknowledges the new assignment

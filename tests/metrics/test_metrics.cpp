@@ -131,19 +131,20 @@ TEST_CASE("summary: window, rebalances, moves by scenario id, revocations, doubl
   CHECK(g.violation->what == "generation went from 2 to 2");
 }
 
-TEST_CASE("protocol-bytes: JoinGroup and SyncGroup round trips inside the window") {
+TEST_CASE("protocol-bytes: JoinGroup, SyncGroup and rebalance-carrying heartbeat round trips inside the window") {
   Builder b;
   b.at(0s, "A", "start");
   b.events.push_back(TraceEvent{time_at(500ms), "A", "joined", {{"generation", 1}, {"bytes", 100}}});  // before the window
   b.stable(1s, 1).at(1s, "A", "assigned", kTwo).at(1s, "A", "ready", kTwo);  // window starts at 1 s
   b.events.push_back(TraceEvent{time_at(5s), "A", "joined", {{"generation", 2}, {"bytes", 300}}});
-  b.events.push_back(TraceEvent{time_at(5s), "A", "heartbeat", {{"bytes", 7}}});  // not a join or sync
+  b.events.push_back(TraceEvent{time_at(5s), "A", "heartbeat", {{"bytes", 7}}});  // a ConsumerGroupHeartbeat acknowledging
+  b.events.push_back(TraceEvent{time_at(5s), "A", "heartbeat", {{"error", std::string("NONE")}}});  // a classic one: no bytes
   b.stable(6s, 2);
   b.events.push_back(TraceEvent{time_at(6s), "A", "assigned", {{"generation", 2}, {"resources", kTwo}, {"bytes", 50}}});
   const auto s = metrics::summarize(b.events, kTwo, time_at(12s), std::nullopt);
   REQUIRE(s.window_start);
   CHECK(*s.window_start == time_at(1s));
-  CHECK(s.protocol_bytes == 300 + 50);
+  CHECK(s.protocol_bytes == 300 + 7 + 50);
 }
 
 TEST_CASE("lag: the backlog grows while down and drains at process - produce") {
