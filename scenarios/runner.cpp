@@ -145,7 +145,8 @@ class GroupRun {
       c.topics = streams_->topology().external_source_topics();
       trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});
     } else if (streams_) {
-      const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state()};
+      const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state(),
+                                                        streams_->topology()};
       processes_.push_back(std::make_unique<protocols::streams::StreamsMember>(ctx, c, streams_identity(spec)));
       streams_members_[spec.id] = static_cast<protocols::streams::StreamsMember*>(processes_.back().get());
       trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});

@@ -33,24 +33,16 @@ void ConsumerMember::send_request(std::optional<Units> owned, std::uint64_t seq)
     ctx_.network.send(dir->node, node(), "ConsumerGroupHeartbeatResponse",
                       [this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
       on_message([this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
-        count_round_trip(r, joining, carries, request_bytes);
+        const bool with_assignment = new_assignment(r, joining);
+        if (carries || with_assignment) count_bytes(request_bytes + static_cast<std::int64_t>(response_size(r, with_assignment)));
         on_answer(seq, std::move(r));
-        // A round trip no `joined` or `assigned` reported (an acknowledgement).
-        if (unclaimed_bytes_ > 0) emit("heartbeat", {{"bytes", std::exchange(unclaimed_bytes_, 0)}});
+        report_unclaimed_bytes();
       });
     });
   };
   ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
     if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(std::move(req), std::move(reply));
   });
-}
-
-// The round trip counts when the request carried a field or the response a
-// new assignment (a join always gets one).
-void ConsumerMember::count_round_trip(const HeartbeatResponse& r, bool joining, bool carries, std::int64_t request_bytes) {
-  const bool with_assignment = r.error == Error::None && (joining || r.assignment != received_);
-  if (with_assignment) received_ = r.assignment;
-  if (carries || with_assignment) unclaimed_bytes_ += request_bytes + static_cast<std::int64_t>(response_size(r, with_assignment));
 }
 
 void ConsumerMember::send_leave(int epoch) {

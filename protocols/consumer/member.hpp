@@ -39,15 +39,10 @@ class ConsumerMember final : public epoch::EpochMember<ClientPartitions> {
   CoordinatorLookup coordinator_lookup() const override { return epoch::lookup_through(ctx_.directory, config()); }
   Duration revoke_cost(const Units& revoke) const override { return config().revoke_time(revoke); }
   Duration assign_cost(const Units& add) override { return config().assign_time(add); }
-  std::int64_t claim_bytes() override { return std::exchange(unclaimed_bytes_, 0); }
-  void count_round_trip(const HeartbeatResponse& r, bool joining, bool carries, std::int64_t request_bytes);
+
 
   MemberContext ctx_;
-  // protocol-bytes: what was last sent and received, so that a heartbeat
-  // counts only when it carries the rebalance (consumer/wire_size.hpp).
-  std::vector<std::string> sent_topics_;
-  std::vector<TopicPartition> received_;
-  std::int64_t unclaimed_bytes_ = 0;
+  std::vector<std::string> sent_topics_;  // the subscription last sent (protocol-bytes)
 };
 
 }  // namespace rsim::protocols::consumer

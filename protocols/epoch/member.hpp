@@ -78,9 +78,21 @@ class EpochMember : public MemberProcess {
   // After a revocation: how long what is still initialising takes now;
   // unset keeps the running cost.
   virtual std::optional<Duration> remaining_init() const { return std::nullopt; }
-  // Bytes of the group heartbeats that carried the rebalance since last
-  // asked (0: not counted), reported on the next `joined` or `assigned`.
-  virtual std::int64_t claim_bytes() { return 0; }
+  // protocol-bytes: a heartbeat round trip counts when it carried the
+  // rebalance (a field the client sends only when it changed, or a new
+  // assignment); its bytes go on the `joined` or `assigned` it causes, else
+  // on a `heartbeat` event (an acknowledgement).
+  // Whether the answer brings an assignment the member has not received
+  // yet (a join always gets one); the coordinator sends only those.
+  bool new_assignment(const Answer& r, bool joining) {
+    if (r.error != Error::None || (!joining && r.assignment == received_)) return false;
+    received_ = r.assignment;
+    return true;
+  }
+  void count_bytes(std::int64_t bytes) { unclaimed_bytes_ += bytes; }
+  void report_unclaimed_bytes() {
+    if (unclaimed_bytes_ > 0) emit("heartbeat", {{"bytes", std::exchange(unclaimed_bytes_, 0)}});
+  }
 
   void on_answer(std::uint64_t seq, Answer r);
   const std::string& member_id() const { return member_id_; }
@@ -114,11 +126,13 @@ class EpochMember : public MemberProcess {
     return fields;
   }
   std::vector<TraceField> with_bytes(std::vector<TraceField> fields) {
-    if (const std::int64_t bytes = claim_bytes(); bytes > 0) fields.push_back({"bytes", bytes});
+    if (unclaimed_bytes_ > 0) fields.push_back({"bytes", std::exchange(unclaimed_bytes_, 0)});
     return fields;
   }
 
   classic::MemberConfig config_;
+  Units received_;                   // the last assignment an answer brought
+  std::int64_t unclaimed_bytes_ = 0;  // protocol-bytes not reported yet
   Phase phase_ = Phase::Down;
   std::string member_id_;
   int epoch_ = kJoinEpoch;

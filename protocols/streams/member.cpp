@@ -1,6 +1,7 @@
 #include "protocols/streams/member.hpp"
 
 #include "protocols/epoch/member_impl.hpp"
+#include "protocols/streams/wire_size.hpp"
 
 namespace rsim::protocols::epoch {
 template class EpochMember<streams::ClientTasks>;
@@ -39,12 +40,19 @@ void StreamsMember::send_request(std::optional<Units> owned, std::uint64_t seq) 
   HeartbeatRequest req = request(member_epoch());
   if (member_epoch() == kJoinEpoch) req.topology_epoch = 0;
   if (owned) req.owned = tuple_of(*owned);
+  const bool joining = member_epoch() == kJoinEpoch;
+  const bool carries = joining || req.owned.has_value();
+  const auto request_bytes = static_cast<std::int64_t>(request_size(req, joining ? &ctx_.topology : nullptr));
   Directory* dir = &ctx_.directory;
-  Reply reply = [this, dir, seq](HeartbeatResponse r) {
-    ctx_.network.send(dir->node, node(), "StreamsGroupHeartbeatResponse", [this, seq, r = std::move(r)]() mutable {
-      on_message([this, seq, r = std::move(r)]() mutable {
+  Reply reply = [this, dir, seq, joining, carries, request_bytes](HeartbeatResponse r) {
+    ctx_.network.send(dir->node, node(), "StreamsGroupHeartbeatResponse",
+                      [this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
+      on_message([this, seq, joining, carries, request_bytes, r = std::move(r)]() mutable {
         note_status(r.status);
+        const bool with_tasks = new_assignment(r.answer, joining);
+        if (carries || with_tasks) count_bytes(request_bytes + static_cast<std::int64_t>(response_size(r, with_tasks)));
         on_answer(seq, std::move(r.answer));
+        report_unclaimed_bytes();
       });
     });
   };

@@ -9,6 +9,7 @@
 #include "protocols/epoch/member.hpp"
 #include "protocols/streams/local_state.hpp"
 #include "protocols/streams/messages.hpp"
+#include "protocols/streams/topology.hpp"
 #include "sim/network.hpp"
 
 namespace rsim::protocols::streams {
@@ -21,6 +22,7 @@ struct MemberContext {
   Trace& trace;
   Directory& directory;
   LocalState& state;
+  const Topology& topology;  // what a joining member sends (sized in protocol-bytes)
 };
 
 // What a Streams member tells about itself besides the consumer settings.

@@ -3,6 +3,7 @@
 // to a caught-up standby, and a coordinator failover in the middle of a
 // reconciliation. Hand-computed: heartbeats every 5 s, 1 ms latency, the
 // session timeout 45 s, 1 GB at 100 MB/s restores in 10.24 s.
+#include "protocols/streams/wire_size.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -41,6 +42,31 @@ std::string group(int partitions, bool stateful, std::string extra) {
 }  // namespace
 
 TEST_SUITE("protocols") {
+TEST_CASE("streams: StreamsGroupHeartbeat sizes as Kafka encodes them; the topology only when joining") {
+  namespace st = protocols::streams;
+  const auto topology = st::Topology::build({st::SubtopologySpec{"0", {"T"}, {}, {"store"}, {}}});
+  st::HeartbeatRequest join;
+  join.process_id = "A";
+  join.owned = st::TasksTuple{};
+  // Header 27, group 17, member id "" 1, epoch 4, endpoint epoch 4, instance
+  // and rack null 2, rebalance timeout 4: 59. The topology 42: present 1,
+  // epoch 4, count 1, sub-topology 35 (id 2, sources 3, regex 1, changelog
+  // store-changelog 1 + 24, sinks 1, repartition sources 1, co-partition
+  // groups 1, tags 1), tags 1. Three empty task arrays 3, process id 2, the
+  // null endpoint, tags, offsets and end offsets, shutdown, tags 6.
+  CHECK(st::request_size(join, &topology) == 59 + 42 + 3 + 2 + 6);
+  CHECK(st::request_size(join, nullptr) == 59 + 1 + 3 + 1 + 6);
+  st::HeartbeatResponse r;
+  r.answer.member_id = "A-1";
+  r.answer.assignment = {{st::Role::Active, {"0", 0}}, {st::Role::Active, {"0", 1}}, {st::Role::Standby, {"0", 2}}};
+  // Header 5, throttle 4, error 2, message 1, member id 4, epoch 4,
+  // interval 4, acceptable lag 4, offset interval 4: 32; no status 1; actives
+  // 1 + (2 + 1 + 8 + 1), standbys 1 + (2 + 1 + 4 + 1), warm-ups 1: 23;
+  // endpoint epoch 4, endpoints null 1, tags 1.
+  CHECK(st::response_size(r, true) == 32 + 1 + 23 + 6);
+  CHECK(st::response_size(r, false) == 32 + 1 + 3 + 6);
+}
+
 TEST_CASE("streams: a member joins; only the moving task stops, revoked before it is assigned") {
   const auto x = testing::run(group(4, false, "events: [{at: 30s, join: C}]\n"));
   CHECK(tasks_timeline(x.r) ==
