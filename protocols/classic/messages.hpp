@@ -32,14 +32,14 @@ enum class Error {
 const char* error_name(Error e);
 
 // Kafka Streams' SubscriptionInfo, the user data of a stream thread's
-// subscription (classic Streams): its process, its standby tasks, and for
-// each task the process has state for, how far behind that state is. Kafka
+// subscription (classic Streams): its process and, for each task it has
+// state for, how far behind that state is (a task reported but not owned
+// active counts as its previous standby). Kafka
 // sends offset sums and the leader subtracts them from the changelogs' end
 // offset sums; the lag itself is carried here (the same entries, the same
 // size). A running active task reports LATEST_OFFSET (-2).
 struct StreamsSubscription {
   std::string process_id;
-  std::vector<TopicPartition> standby;               // tasks, sorted
   std::map<TopicPartition, std::int64_t> task_lags;  // records behind, or -2
   bool operator==(const StreamsSubscription&) const = default;
 };

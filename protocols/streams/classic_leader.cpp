@@ -147,7 +147,6 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
       g.owner[task_of(tp)] = m.member_id;
     }
     if (!info) continue;
-    for (const auto& tp : info->standby) c.prev_standby.insert(task_of(tp));
     // ClientState.addPreviousTasksAndOffsetSums: the client's sums merged
     // (a running active's LATEST_OFFSET wins), the thread's previous tasks.
     for (const auto& [tp, lag] : info->task_lags) {
@@ -157,6 +156,11 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
       if (!fresh && it->second != ha::kLatestOffset) it->second = lag == ha::kLatestOffset ? lag : std::min(it->second, lag);
     }
   }
+  // ClientState.initializeRemainingPrevTasksFromTaskOffsetSums: a reported
+  // task not owned active was a standby (any copy of its state counts).
+  for (auto& [pid, c] : clients)
+    for (const auto& [t, lag] : c.reported)
+      if (!c.prev_active.contains(t)) (lag == ha::kLatestOffset ? c.prev_active : c.prev_standby).insert(t);
   return g;
 }
 

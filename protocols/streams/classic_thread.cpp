@@ -36,10 +36,7 @@ std::int64_t ClassicThread::records_behind(const TaskId& t) const {
 classic::StreamsSubscription ClassicThread::describe(const std::vector<TopicPartition>& owned) const {
   classic::StreamsSubscription s;
   s.process_id = process_;
-  for (const auto& t : standby_) {
-    s.standby.push_back(task_resource(t));
-    s.task_lags[task_resource(t)] = records_behind(t);
-  }
+  for (const auto& t : standby_) s.task_lags[task_resource(t)] = records_behind(t);
   for (const auto& t : state_.copies_at(process_))
     if (const std::string* by = state_.released_by(process_, t); by != nullptr && (by->empty() || *by == member_))
       s.task_lags[task_resource(t)] = records_behind(t);
