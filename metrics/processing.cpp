@@ -92,6 +92,10 @@ class Replay {
     } else if (ev.kind == "start" || ev.kind == "join" || ev.kind == "rejoin" || ev.kind == "lost" ||
                ev.kind == "poll-timeout" || ev.kind == "leave") {
       unsettled_.insert(ev.actor);
+      if (ev.kind == "start") awaiting_.erase(ev.actor);
+    } else if (ev.kind == "revoking") {
+      if (const auto* rs = ev.list("resources"))
+        for (auto i : open_) result_.recoveries[i].revocations += static_cast<int>(rs->size());
     } else if (ev.kind == "assigned") {
       unsettled_.erase(ev.actor);
     } else if (ev.kind == "crash" || ev.kind == "stopped") {
@@ -105,6 +109,7 @@ class Replay {
       r.at = ev.at;
       if (const auto* a = ev.text("action")) r.action = *a;
       if (const auto* m = ev.text("member")) r.member = *m;
+      if (comes_back(r.action) && !r.member.empty()) awaiting_[r.member] = result_.recoveries.size();
       open_.push_back(result_.recoveries.size());
       result_.recoveries.push_back(r);
       return;
@@ -114,10 +119,23 @@ class Replay {
     const bool settled = down_count_ == 0 && at_rest && unsettled_.empty();
     if (!settled) settled_since_.reset();
     else if (!settled_since_) settled_since_ = ev.at;
-    if (!open_.empty() && settled) {
-      for (auto i : open_) result_.recoveries[i].stable = ev.at;
-      open_.clear();
+    if (!open_.empty() && settled) close_recoveries(ev.at);
+  }
+
+  // What restarts a member: it is back when it starts again.
+  static bool comes_back(const std::string& action) { return action == "bounce" || action == "restart" || action == "upgrade"; }
+
+  // The group settled at `at`: every open disruption is over but those
+  // whose member is not back yet.
+  void close_recoveries(Time at) {
+    std::vector<std::size_t> still;
+    for (auto i : open_) {
+      const auto& r = result_.recoveries[i];
+      const auto back = awaiting_.find(r.member);
+      if (back != awaiting_.end() && back->second == i) still.push_back(i);
+      else result_.recoveries[i].stable = at;
     }
+    open_ = std::move(still);
   }
 
   struct State {
@@ -190,6 +208,7 @@ class Replay {
   bool coordinator_empty_ = false;
   std::set<std::string> unsettled_;  // members joining or rejoining
   std::vector<std::size_t> open_;    // recoveries waiting for the group to settle
+  std::map<std::string, std::size_t> awaiting_;  // member -> its restart's recovery, until it starts again
   std::optional<Time> settled_since_;
   ProcessingResult result_;
 };

@@ -22,8 +22,12 @@ struct Recovery {
   Time at;
   std::string action;  // crash, bounce, join, ...
   std::string member;
-  std::optional<Time> stable;  // unset: not stable again before the window ended
-  int rebalances = 0;          // generations completed until then
+  // Unset: not stable again before the window ended. A member's restart
+  // (bounce, restart, upgrade) is not over until the member is back: the
+  // generations it rejoins in, and what they revoke, are this disruption's.
+  std::optional<Time> stable;
+  int rebalances = 0;   // generations completed until then
+  int revocations = 0;  // resources revoked until then
 };
 
 // Where the group stands when the replay ends: settled means every resource

@@ -166,23 +166,58 @@ TEST_CASE("lag: the backlog grows while down and drains at process - produce") {
   CHECK(behind.catch_up == Duration{14s});  // q: from 6 s to 20 s
 }
 
-TEST_CASE("time to stable: each disruption until everything is processed, the group is Stable and every member settled") {
+// A and B hold T-0 and T-1; B goes down at 5 s (`action`), and A alone
+// holds both, ready at 9.8 s: the survivors settled.
+static Builder survivor_settles_after(const std::string& action) {
   Builder b;
   b.at(0s, "A", "start").at(0s, "B", "start").stable(1s, 1)
       .at(1s, "A", "assigned", {"T-0"}).at(1s, "A", "ready", {"T-0"})
       .at(1s, "B", "assigned", {"T-1"}).at(1s, "B", "ready", {"T-1"});
-  b.events.push_back(TraceEvent{time_at(5s), "scenario", "disruption", {{"action", std::string("crash")}, {"member", std::string("B")}}});
+  b.events.push_back(TraceEvent{time_at(5s), "scenario", "disruption", {{"action", action}, {"member", std::string("B")}}});
   b.at(5s, "B", "crash");
   b.events.push_back(TraceEvent{time_at(8s), "coordinator", "state", {{"to", std::string("PreparingRebalance")}}});
   b.at(9s, "A", "rejoin").at(9s, "A", "revoking", {"T-0"}).at(9s, "A", "revoked", {"T-0"}).at(9s, "A", "join");
   b.events.push_back(TraceEvent{time_at(9500ms), "coordinator", "state", {{"to", std::string("Stable")}}});
   b.stable(9500ms, 2);
   b.at(9600ms, "A", "assigned", kTwo).at(9800ms, "A", "ready", kTwo);
+  return b;
+}
+
+TEST_CASE("time to stable: each disruption until everything is processed, the group is Stable and every member settled") {
+  Builder b = survivor_settles_after("crash");
   const auto s = metrics::summarize(b.events, kTwo, time_at(20s), std::nullopt);
   REQUIRE(s.recoveries.size() == 1);
   CHECK(s.recoveries[0].action == "crash");
   CHECK(s.recoveries[0].stable == time_at(9800ms));  // ready with both at 9.8 s
   CHECK(s.recoveries[0].rebalances == 1);
   CHECK(s.time_to_stable == Duration{4800ms});
+}
+
+TEST_CASE("time to stable: a bounced member back after the survivors settled is part of its bounce") {
+  // B bounces at 5 s; A takes everything at 9.8 s (the survivors settled);
+  // B is back at 20 s, and the comeback generation (A revokes T-1 at 21 s,
+  // B ready with it at 22 s) is the bounce's too.
+  Builder b = survivor_settles_after("bounce");
+  b.at(20s, "B", "start").at(20s, "B", "join");
+  b.events.push_back(TraceEvent{time_at(20s), "coordinator", "state", {{"to", std::string("PreparingRebalance")}}});
+  b.at(21s, "A", "rejoin").at(21s, "A", "revoking", {"T-1"}).at(21s, "A", "revoked", {"T-1"}).at(21s, "A", "join");
+  b.events.push_back(TraceEvent{time_at(21500ms), "coordinator", "state", {{"to", std::string("Stable")}}});
+  b.stable(21500ms, 3);
+  b.at(21600ms, "A", "assigned", {"T-0"}).at(21600ms, "B", "assigned", {"T-1"}).at(22s, "B", "ready", {"T-1"});
+  const auto s = metrics::summarize(b.events, kTwo, time_at(30s), std::nullopt);
+  REQUIRE(s.recoveries.size() == 1);
+  CHECK(s.recoveries[0].stable == time_at(22s));
+  CHECK(s.recoveries[0].rebalances == 2);   // generations 2 and 3
+  CHECK(s.recoveries[0].revocations == 2);  // T-0 at 9 s, T-1 at 21 s
+  CHECK(s.rebalances == 2);
+  CHECK(s.revocations == 2);
+  CHECK(s.time_to_stable == Duration{17s});
+  // A crash (no comeback) is over when the survivors settle.
+  for (auto& ev : b.events)
+    if (ev.kind == "disruption") ev.fields = {{"action", std::string("crash")}, {"member", std::string("B")}};
+  const auto crash = metrics::summarize(b.events, kTwo, time_at(30s), std::nullopt);
+  CHECK(crash.recoveries[0].stable == time_at(9800ms));
+  CHECK(crash.recoveries[0].rebalances == 1);
+  CHECK(crash.recoveries[0].revocations == 1);
 }
 }

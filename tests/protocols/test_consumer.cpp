@@ -329,7 +329,9 @@ TEST_CASE("consumer: a rolling upgrade from cooperative converts the group and n
   CHECK(conversions == 1);
   CHECK(classic_after.size() >= 3);
   CHECK(consumer_joins.size() == 10);  // every member ends speaking the consumer protocol
-  CHECK(x.m.time_to_stable < Duration{20'000'000});
+  // Each step is over when its member is back (10 s down) and the group has
+  // settled with it: 20.05 s at the longest.
+  CHECK(x.m.time_to_stable < Duration{25'000'000});
 }
 
 // The way back and the policy. A is upgraded at 10 s (back at 15 s: the

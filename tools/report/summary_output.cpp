@@ -75,7 +75,8 @@ void write_summary_json(std::ostream& out, const scenario::Scenario& s, const sc
                           {"action", r.action},
                           {"member", r.member},
                           {"time-to-stable", r.stable ? nlohmann::ordered_json(seconds(*r.stable - r.at)) : nlohmann::ordered_json()},
-                          {"rebalances", r.rebalances}});
+                          {"rebalances", r.rebalances},
+                          {"revocations", r.revocations}});
   j["disruptions"] = recoveries;
   nlohmann::ordered_json ex = nlohmann::ordered_json::array();
   for (const auto& e : expect) ex.push_back({{"name", e.name}, {"want", e.want}, {"got", e.got}, {"ok", e.ok}});
