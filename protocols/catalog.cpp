@@ -44,9 +44,10 @@ const std::vector<AssignorInfo>& all_assignors() {
       {"uniform", Family::Consumer, true, "broker-side UniformAssignor"},
       {"range", Family::Consumer, true, "broker-side RangeAssignor"},
       {"sticky", Family::Streams, true, "broker-side StickyTaskAssignor (KIP-1071, Kafka 4.2)"},
-      // A plug-in process: any side of the classic and consumer families.
+      // A plug-in process: any side of every family.
       {"exec", Family::Classic, true, "a plug-in: your assignor as a process (assignor: {exec: [..]}, --assignor-exec)"},
       {"exec", Family::Consumer, true, "a plug-in: your assignor as a process (assignor: {exec: [..]}, --assignor-exec)"},
+      {"exec", Family::Streams, true, "a plug-in: your task assignor as a process (assignor: {exec: [..]}, --assignor-exec)"},
   };
   return kAssignors;
 }
@@ -98,11 +99,13 @@ std::string_view accepted_assignors(const ProtocolInfo& protocol) {
   return "cooperative-sticky or exec";
 }
 
-bool supports_cooperative_rebalance(std::string_view assignor) { return assignor == "cooperative-sticky"; }
+bool supports_cooperative_rebalance(std::string_view assignor, bool exec_cooperative) {
+  return assignor == "cooperative-sticky" || (assignor == "exec" && exec_cooperative);
+}
 
-std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors) {
+std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors, bool exec_cooperative) {
   for (const auto& a : assignors)
-    if (!supports_cooperative_rebalance(a)) return "eager";
+    if (!supports_cooperative_rebalance(a, exec_cooperative)) return "eager";
   return assignors.empty() ? "eager" : "cooperative";
 }
 

@@ -61,8 +61,9 @@ std::string_view accepted_assignors(const ProtocolInfo& protocol);
 // A consumer's rebalance protocol from its partition.assignment.strategy
 // (ConsumerCoordinator: the highest protocol every configured assignor
 // supports): "cooperative" when all support COOPERATIVE (of the built-in
-// ones only cooperative-sticky does), "eager" otherwise.
-bool supports_cooperative_rebalance(std::string_view assignor);
-std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors);
+// ones only cooperative-sticky does; the plug-in "exec" when
+// `exec_cooperative`, its supported-protocols), "eager" otherwise.
+bool supports_cooperative_rebalance(std::string_view assignor, bool exec_cooperative = false);
+std::string_view client_rebalance_protocol(const std::vector<std::string>& assignors, bool exec_cooperative = false);
 
 }  // namespace rsim::protocols

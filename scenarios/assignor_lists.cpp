@@ -1,5 +1,6 @@
 #include "scenarios/assignor_lists.hpp"
 
+#include "protocols/assignors/exec.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/errors.hpp"
@@ -50,6 +51,9 @@ bool share_one(const std::vector<std::string>& a, const std::vector<std::string>
   return std::any_of(a.begin(), a.end(), [&](const auto& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
 }
 
+// The plug-in's supported-protocols list cooperative.
+bool exec_cooperative(const Scenario& s) { return s.assignor_exec && s.assignor_exec->supports_cooperative; }
+
 void check_upgrade(const Scenario& s, const Event& ev, const std::string& to, const std::vector<std::string>& given,
                    Mark list_mark) {
   if (!given.empty() && !classic_upgrade(to))
@@ -63,9 +67,12 @@ void check_upgrade(const Scenario& s, const Event& ev, const std::string& to, co
   if (s.protocol == "cooperative" && to == "eager")
     throw InputError(s.file, ev.mark, fmt::format("'{}' to eager from the cooperative protocol is a downgrade; this version simulates Kafka's documented path only, eager to cooperative (KIP-429)", ev.kind));
   const auto list = upgrade_assignors(given, to);
-  if (to == "cooperative" && std::find(list.begin(), list.end(), "cooperative-sticky") == list.end())
-    throw InputError(s.file, list_mark, fmt::format("'{}' to cooperative needs cooperative-sticky in assignors [{}] (Kafka's path: a first bounce to [cooperative-sticky, range], a second to [cooperative-sticky])", ev.kind, fmt::join(list, ", ")));
-  if (to == "eager" && protocols::client_rebalance_protocol(list) != "eager")
+  const bool to_cooperative_assignor = std::any_of(list.begin(), list.end(), [&](const std::string& a) {
+    return protocols::supports_cooperative_rebalance(a, exec_cooperative(s));
+  });
+  if (to == "cooperative" && !to_cooperative_assignor)
+    throw InputError(s.file, list_mark, fmt::format("'{}' to cooperative needs cooperative-sticky (or a plug-in whose supported-protocols list cooperative) in assignors [{}] (Kafka's path: a first bounce to [cooperative-sticky, range], a second to [cooperative-sticky])", ev.kind, fmt::join(list, ", ")));
+  if (to == "eager" && protocols::client_rebalance_protocol(list, exec_cooperative(s)) != "eager")
     throw InputError(s.file, list_mark, fmt::format("assignors [{}] make a cooperative client; to: eager needs an assignor that supports only the eager protocol (range, roundrobin or sticky)", fmt::join(list, ", ")));
 }
 
@@ -146,17 +153,29 @@ void check_assignor_lists(const Scenario& s) {
   if (lists) check_common_assignor(s);
 }
 
-ClientAssignors::ClientAssignors(const Scenario& s, const std::string& protocol, const std::string& assignor)
-    : apply_(protocol != "consumer" && protocol == s.protocol && assignor == default_assignors(s).front()) {}
+ClientAssignors::ClientAssignors(const Scenario& s, const std::string& protocol, const std::string& assignor,
+                                 std::shared_ptr<protocols::PluginSession> plugin)
+    : apply_(protocol != "consumer" && protocol == s.protocol && assignor == default_assignors(s).front()),
+      exec_cooperative_(exec_cooperative(s)),
+      plugin_(std::move(plugin)) {}
+
+// One instance per name; the plug-in's per rebalance protocol, as it is held
+// to that protocol's rules when the member leads.
+const protocols::Assignor* ClientAssignors::instance(const std::string& name, const std::string& protocol) {
+  if (name != "exec") {
+    auto& a = assignors_[name];
+    if (!a) a = protocols::make_classic_assignor(name);
+    return a.get();
+  }
+  auto& a = assignors_["exec/" + protocol];
+  if (!a) a = std::make_unique<protocols::ExecAssignor>(plugin_, protocols::AssignorSide::ClientLeader, protocol, protocol == "cooperative");
+  return a.get();
+}
 
 void ClientAssignors::configure(protocols::classic::MemberConfig& c, const std::vector<std::string>& names) {
+  const std::string protocol(protocols::client_rebalance_protocol(names, exec_cooperative_));
   c.assignors.clear();
-  for (const auto& n : names) {
-    auto& a = assignors_[n];
-    if (!a) a = protocols::make_classic_assignor(n);
-    c.assignors.push_back(a.get());
-  }
-  const std::string protocol(protocols::client_rebalance_protocol(names));
+  for (const auto& n : names) c.assignors.push_back(instance(n, protocol));
   auto& strategy = strategies_[protocol];
   if (!strategy) strategy = protocols::find_protocol(protocol)->make_strategy(protocols::classic::StrategySettings{});
   c.protocol = strategy.get();

@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace rsim::protocols {
+class PluginSession;
+}
+
 namespace rsim::scenario {
 
 // What a member without `assignors:` lists: the scenario's assignor, or its
@@ -39,7 +43,9 @@ void check_assignor_lists(const Scenario& s);
 // instance per name and one strategy per rebalance protocol.
 class ClientAssignors {
  public:
-  ClientAssignors(const Scenario& s, const std::string& protocol, const std::string& assignor);
+  // `plugin`: the run's plug-in process, which lists naming exec speak to.
+  ClientAssignors(const Scenario& s, const std::string& protocol, const std::string& assignor,
+                  std::shared_ptr<protocols::PluginSession> plugin);
   bool apply() const { return apply_; }
   // partition.assignment.strategy `names`: the assignors and the rebalance
   // protocol they allow the client, into `c`.
@@ -50,7 +56,11 @@ class ClientAssignors {
   std::vector<std::string> listed(const MemberSpec& spec, const std::string& fallback) const;
 
  private:
+  const protocols::Assignor* instance(const std::string& name, const std::string& protocol);
+
   bool apply_ = false;
+  bool exec_cooperative_ = false;
+  std::shared_ptr<protocols::PluginSession> plugin_;
   std::map<std::string, std::unique_ptr<protocols::Assignor>> assignors_;
   std::map<std::string, std::unique_ptr<protocols::classic::EmbeddedProtocol>> strategies_;
 };

@@ -118,6 +118,7 @@ class Loader {
   Mark strategy_mark_;
   bool record_size_set_ = false;  // costs.record.size written
   void check_config();
+  void check_consumer_client_keys() const;
   void check_heartbeat(std::string_view heartbeat_key, std::string_view session_key, std::string_view who) const;
 
   Scenario s_;
@@ -303,7 +304,7 @@ void Loader::top(const YAML::Node& root) {
 
 // `assignor: {exec: [COMMAND, ARGS..], timeout: 10s}`: a plug-in process.
 void Loader::assignor_exec(const YAML::Node& n) {
-  const auto e = entries(n, "assignor", {"exec", "timeout"});
+  const auto e = entries(n, "assignor", {"exec", "timeout", "supported-protocols"});
   AssignorExec x;
   x.command = string_list(require(e, n, "exec", "assignor (as a map)"), "exec");
   if (x.command.empty()) fail(*find(e, "exec"), "exec needs a command, e.g. [python3, my_assignor.py]");
@@ -314,6 +315,17 @@ void Loader::assignor_exec(const YAML::Node& n) {
     x.timeout = duration(*v, "timeout");
     if (x.timeout < std::chrono::milliseconds(1) || x.timeout > std::chrono::hours(1))
       fail(*v, "timeout (wall clock per request) must be between 1ms and 1h");
+  }
+  // Kafka's ConsumerPartitionAssignor.supportedProtocols(): [eager] unless
+  // said; it decides a client's protocol where assignors lists name exec.
+  if (auto* v = find(e, "supported-protocols")) {
+    const auto list = string_list(*v, "supported-protocols");
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i] != "eager" && list[i] != "cooperative")
+        fail((*v)[i], fmt::format("supported-protocols takes eager and cooperative (the classic rebalance protocols), not '{}'", list[i]));
+    if (std::find(list.begin(), list.end(), "eager") == list.end())
+      fail(*v, "supported-protocols must list eager (every Kafka client assignor supports it)");
+    x.supports_cooperative = std::find(list.begin(), list.end(), "cooperative") != list.end();
   }
   s_.assignor = "exec";
   s_.assignor_exec = std::move(x);
@@ -636,9 +648,11 @@ std::vector<std::string> Loader::assignor_list(const YAML::Node& n) {
   if (list.empty()) fail(n, "assignors lists no assignor; give at least one, e.g. [cooperative-sticky, range]");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto* a = protocols::find_assignor(protocols::Family::Classic, list[i]);
-    if (a == nullptr || list[i] == "connect" || list[i] == "exec")
-      fail(n[i], fmt::format("unknown client-side assignor '{}' in assignors{}; it takes range, roundrobin, sticky or cooperative-sticky",
-                             list[i], did_you_mean(list[i], {"range", "roundrobin", "sticky", "cooperative-sticky"})));
+    if (list[i] == "exec" && !s_.assignor_exec)
+      fail(n[i], "'exec' in assignors is the scenario's plug-in: give its command as assignor: {exec: [python3, my_assignor.py]}");
+    if (a == nullptr || list[i] == "connect" || list[i] == "high-availability")
+      fail(n[i], fmt::format("unknown client-side assignor '{}' in assignors{}; it takes range, roundrobin, sticky, cooperative-sticky or exec (the scenario's plug-in)",
+                             list[i], did_you_mean(list[i], {"range", "roundrobin", "sticky", "cooperative-sticky", "exec"})));
     if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i]) != list.begin() + static_cast<std::ptrdiff_t>(i))
       fail(n[i], fmt::format("assignor '{}' is listed twice", list[i]));
   }
@@ -1089,6 +1103,7 @@ void Loader::check_heartbeat(std::string_view heartbeat_key, std::string_view se
 // Both protocol families' keys are checked whatever the file's protocol:
 // `run --protocol` may run any file under either.
 void Loader::check_config() {
+  check_consumer_client_keys();
   check_heartbeat("heartbeat.interval.ms", "session.timeout.ms", "client");
   check_heartbeat("group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms", "broker");
   check_heartbeat("group.streams.heartbeat.interval.ms", "group.streams.session.timeout.ms", "broker");
@@ -1102,6 +1117,28 @@ void Loader::check_config() {
     fail(it != s_.config.end() ? it->second.mark : Mark{1, 1},
          fmt::format("session.timeout.ms ({}) is outside the broker's allowed range [{}, {}] (group.min/max.session.timeout.ms); Kafka rejects the JoinGroup with INVALID_SESSION_TIMEOUT",
                      format_duration(session), format_duration(min_session), format_duration(max_session)));
+  }
+}
+
+// Kafka's consumer refuses the classic client's group settings under
+// group.protocol=consumer (ConsumerConfig.checkUnsupportedConfigsPostProcess):
+// the coordinator's settings and assignor apply instead. A scenario of
+// another protocol keeps them for its classic members and variants.
+void Loader::check_consumer_client_keys() const {
+  if (s_.protocol != "consumer") return;
+  static const std::pair<const char*, const char*> kInstead[] = {
+      {"session.timeout.ms", "group.consumer.session.timeout.ms (the coordinator's)"},
+      {"heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms (the coordinator's)"},
+      {"partition.assignment.strategy", "assignor: uniform or range (the broker's assignor, group.remote.assignor)"},
+  };
+  for (const auto& [key, instead] : kInstead) {
+    const auto it = s_.config.find(key);
+    const bool strategy = std::string_view(key) == kAssignmentStrategy && !strategy_.empty();
+    if (it == s_.config.end() && !strategy) continue;
+    fail(strategy ? strategy_mark_ : it->second.mark,
+         fmt::format("{} does not apply to the consumer protocol (Kafka's consumer refuses it with group.protocol=consumer); set {} instead, "
+                     "or give the scenario a classic protocol to compare classic variants with it",
+                     key, instead));
   }
 }
 

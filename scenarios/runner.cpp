@@ -5,6 +5,7 @@
 #include "protocols/consumer/member.hpp"
 #include "protocols/streams/classic_leader.hpp"
 #include "protocols/streams/classic_thread.hpp"
+#include "protocols/streams/exec_task_assignor.hpp"
 #include "protocols/assignors/exec.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/group_host.hpp"
@@ -28,20 +29,34 @@ namespace cl = protocols::classic;
 
 namespace {
 
+// The run's plug-in process, when its assignor is one: every side that asks
+// (the run's assignor, members' lists) speaks to this one process.
+std::shared_ptr<protocols::PluginSession> plugin_session(const AssignorExec* exec) {
+  if (exec == nullptr) return nullptr;
+  return std::make_shared<protocols::PluginSession>(
+      protocols::ExecSettings{exec->command, std::chrono::duration_cast<std::chrono::milliseconds>(exec->timeout)});
+}
+
 // The run's assignor: a built-in by name, or the plug-in, told which side of
 // which protocol asks and held to that protocol's rules.
 std::unique_ptr<protocols::Assignor> make_assignor(const std::string& protocol, const std::string& assignor,
-                                                   const AssignorExec* exec) {
+                                                   const std::shared_ptr<protocols::PluginSession>& plugin) {
   if (assignor == "exec") {
     const auto side = protocol == "consumer"  ? protocols::AssignorSide::ConsumerGroup
                       : protocol == "connect" ? protocols::AssignorSide::ConnectLeader
                                               : protocols::AssignorSide::ClientLeader;
     // These revoke before they reassign; incremental asks for a target and withholds itself.
     const bool cooperative = protocol == "cooperative" || protocol == "deferred" || protocol == "connect";
-    protocols::ExecSettings settings{exec->command, std::chrono::duration_cast<std::chrono::milliseconds>(exec->timeout)};
-    return std::make_unique<protocols::ExecAssignor>(std::move(settings), side, protocol, cooperative);
+    return std::make_unique<protocols::ExecAssignor>(plugin, side, protocol, cooperative);
   }
   return protocol == "consumer" ? protocols::make_consumer_assignor(assignor) : protocols::make_classic_assignor(assignor);
+}
+
+// A Streams group's task assignor when it is the plug-in; null: the built-in sticky.
+std::unique_ptr<protocols::streams::TaskAssignor> make_task_assignor(const std::string& protocol, const std::string& assignor,
+                                                                      const std::shared_ptr<protocols::PluginSession>& plugin) {
+  if (protocol != "streams" || assignor != "exec") return nullptr;
+  return std::make_unique<protocols::streams::ExecTaskAssignor>(plugin);
 }
 
 class GroupRun {
@@ -55,12 +70,14 @@ class GroupRun {
         kip1071_(protocol == "streams"),
         topics_(s, kernel_, trace_),
         streams_(!s.subtopologies.empty() ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
-        assignor_(make_assignor(protocol, assignor, exec)),
+        plugin_(plugin_session(exec)),
+        assignor_(make_assignor(protocol, assignor, plugin_)),
+        task_assignor_(make_task_assignor(protocol, assignor, plugin_)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_,
-              host_config(s, records_.get())),
+              host_config(s, records_.get(), task_assignor_.get())),
         protocol_name_(std::move(protocol)),
-        lists_(s, protocol_name_, assignor) {
+        lists_(s, protocol_name_, assignor, plugin_) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
     if (s.drop_until) network_.set_drop_until(time_at(*s.drop_until));
     embedded_ = make_strategy();
@@ -78,6 +95,10 @@ class GroupRun {
     }
   }
 
+  std::string stopped_at(const std::exception& e) const {
+    return fmt::format("at {} (simulated): {}", format_duration(kernel_.now().time_since_epoch()), e.what());
+  }
+
   RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress) {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
     trace_.emit(kTimeZero, "scenario", "run",
@@ -85,8 +106,10 @@ class GroupRun {
     const Time horizon = time_at(s_.duration);
     try {
       play(horizon, progress);
-    } catch (const protocols::PluginError& e) {  // the run cannot go on: say when it stopped
-      throw protocols::PluginError(fmt::format("at {} (simulated): {}", format_duration(kernel_.now().time_since_epoch()), e.what()));
+    } catch (const protocols::PluginRefusal& e) {  // the run cannot go on: say when it stopped, keep the kind
+      throw protocols::PluginRefusal(stopped_at(e));
+    } catch (const protocols::PluginError& e) {
+      throw protocols::PluginError(stopped_at(e));
     }
     RunResult r;
     r.protocol = protocol_name_;
@@ -356,9 +379,11 @@ class GroupRun {
     else member(id).upgrade(down);
   }
 
-  static protocols::HostConfig host_config(const Scenario& s, protocols::epoch::RecordsOut* records) {
+  static protocols::HostConfig host_config(const Scenario& s, protocols::epoch::RecordsOut* records,
+                                           const protocols::streams::TaskAssignor* task_assignor) {
     protocols::HostConfig c = scenario::host_config(s);
     c.records_out = records;
+    c.streams.assignor = task_assignor;
     return c;
   }
 
@@ -371,7 +396,9 @@ class GroupRun {
   bool kip1071_;   // the streams protocol
   GroupTopics topics_;
   std::unique_ptr<StreamsGroup> streams_;  // a Streams application's topology and state; null otherwise
+  std::shared_ptr<protocols::PluginSession> plugin_;  // the plug-in's process, if the run has one
   std::unique_ptr<protocols::Assignor> assignor_;
+  std::unique_ptr<protocols::streams::TaskAssignor> task_assignor_;  // a Streams group's plug-in
   std::unique_ptr<protocols::Assignor> server_assignor_;  // a converted group's (classic protocols)
   protocols::GroupHost host_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;

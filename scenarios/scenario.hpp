@@ -156,6 +156,7 @@ struct Expectation {
 struct AssignorExec {
   std::vector<std::string> command;
   Duration timeout = std::chrono::seconds(10);
+  bool supports_cooperative = false;  // supported-protocols lists cooperative
 };
 
 // ---- the scenario -------------------------------------------------------

@@ -19,6 +19,7 @@ std::string_view side_name(AssignorSide side) {
     case AssignorSide::ClientLeader: return "client-leader";
     case AssignorSide::ConsumerGroup: return "consumer-group";
     case AssignorSide::ConnectLeader: return "connect-leader";
+    case AssignorSide::StreamsGroup: return "streams-group";
   }
   return "?";
 }
@@ -156,29 +157,35 @@ GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& grou
   return out;
 }
 
+PluginSession::PluginSession(ExecSettings settings) : settings_(std::move(settings)) {}
+
+PluginSession::~PluginSession() = default;
+
+std::string PluginSession::command() const { return fmt::format("{}", fmt::join(settings_.command, " ")); }
+
+std::string PluginSession::exchange(const std::string& request) {
+  ++requests_;
+  if (!process_) process_ = std::make_unique<PluginProcess>(settings_.command);
+  return process_->exchange(request, settings_.timeout);
+}
+
 ExecAssignor::ExecAssignor(ExecSettings settings, AssignorSide side, std::string protocol, bool cooperative)
-    : settings_(std::move(settings)), side_(side), protocol_(std::move(protocol)), cooperative_(cooperative) {}
+    : ExecAssignor(std::make_shared<PluginSession>(std::move(settings)), side, std::move(protocol), cooperative) {}
+
+ExecAssignor::ExecAssignor(std::shared_ptr<PluginSession> session, AssignorSide side, std::string protocol, bool cooperative)
+    : session_(std::move(session)), side_(side), protocol_(std::move(protocol)), cooperative_(cooperative) {}
 
 ExecAssignor::~ExecAssignor() = default;
 
 std::string ExecAssignor::context(const GroupSnapshot& group) const {
-  return fmt::format("assignor plugin '{}', {} rebalance{} (request {})", fmt::join(settings_.command, " "), protocol_,
-                     group.generation >= 0 ? fmt::format(" of generation {}", group.generation) : std::string(), requests_);
+  return fmt::format("assignor plugin '{}', {} rebalance{} (request {})", session_->command(), protocol_,
+                     group.generation >= 0 ? fmt::format(" of generation {}", group.generation) : std::string(),
+                     session_->requests());
 }
 
 GroupAssignment ExecAssignor::assign(const GroupSnapshot& group) const {
-  ++requests_;
-  try {
-    if (!process_) process_ = std::make_unique<PluginProcess>(settings_.command);
-    const std::string line = process_->exchange(plugin_request(group, side_, protocol_), settings_.timeout);
-    return plugin_answer(line, group, cooperative_);
-  } catch (const PluginProcessError& e) {
-    throw PluginError(fmt::format("{}: {}", context(group), e.what()));
-  } catch (const PluginRefusal& e) {
-    throw PluginRefusal(fmt::format("{}: {}", context(group), e.what()));
-  } catch (const PluginError& e) {
-    throw PluginError(fmt::format("{}: {}", context(group), e.what()));
-  }
+  return with_plugin_context([&] { return plugin_answer(session_->exchange(plugin_request(group, side_, protocol_)), group, cooperative_); },
+                             [&] { return context(group); });
 }
 
 }  // namespace rsim::protocols

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/assignors/plugin_process.hpp"
 
 #include <chrono>
 #include <memory>
@@ -19,13 +20,12 @@
 
 namespace rsim::protocols {
 
-class PluginProcess;
-
 // Which side of which protocol asks, as the request's "side" says.
 enum class AssignorSide {
   ClientLeader,   // classic consumer group: the leader's ConsumerPartitionAssignor
   ConsumerGroup,  // KIP-848: the coordinator's server-side assignor
   ConnectLeader,  // Kafka Connect: the leader worker's assignor
+  StreamsGroup,   // KIP-1071: the coordinator's task assignor
 };
 std::string_view side_name(AssignorSide side);
 
@@ -45,6 +45,41 @@ struct PluginRefusal : PluginError {
   using PluginError::PluginError;
 };
 
+// Runs `ask` (one exchange and the check of its answer); a plug-in error it
+// throws comes out prefixed with `context()`: which plug-in, which request.
+template <class Ask, class Context>
+auto with_plugin_context(Ask&& ask, Context&& context) -> decltype(ask()) {
+  try {
+    return ask();
+  } catch (const PluginProcessError& e) {
+    throw PluginError(context() + ": " + e.what());
+  } catch (const PluginRefusal& e) {
+    throw PluginRefusal(context() + ": " + e.what());
+  } catch (const PluginError& e) {
+    throw PluginError(context() + ": " + e.what());
+  }
+}
+
+// One plug-in process for a run, started at its first request (so
+// validating or listing never spawns) and shared by every assignor object
+// that speaks to it: a run has one process whatever sides ask.
+class PluginSession {
+ public:
+  explicit PluginSession(ExecSettings settings);
+  ~PluginSession();
+  PluginSession(const PluginSession&) = delete;
+  PluginSession& operator=(const PluginSession&) = delete;
+  // Sends `request`, returns the answer line; throws PluginProcessError.
+  std::string exchange(const std::string& request);
+  int requests() const { return requests_; }
+  std::string command() const;
+
+ private:
+  ExecSettings settings_;
+  std::unique_ptr<PluginProcess> process_;
+  int requests_ = 0;
+};
+
 // `cooperative`: the protocol revokes before it reassigns (cooperative,
 // deferred, connect). Then a partition may be left out only while its owner
 // gives it up, and none may go straight from one owner to another
@@ -53,6 +88,7 @@ struct PluginRefusal : PluginError {
 class ExecAssignor final : public Assignor {
  public:
   ExecAssignor(ExecSettings settings, AssignorSide side, std::string protocol, bool cooperative);
+  ExecAssignor(std::shared_ptr<PluginSession> session, AssignorSide side, std::string protocol, bool cooperative);
   ~ExecAssignor() override;
   std::string_view name() const override { return "exec"; }
   GroupAssignment assign(const GroupSnapshot& group) const override;
@@ -60,14 +96,10 @@ class ExecAssignor final : public Assignor {
  private:
   std::string context(const GroupSnapshot& group) const;
 
-  ExecSettings settings_;
+  std::shared_ptr<PluginSession> session_;  // the process behind the pure function
   AssignorSide side_;
   std::string protocol_;
   bool cooperative_;
-  // The process behind the pure function: started at the first request (so
-  // validating or listing never spawns), kept for the run.
-  mutable std::unique_ptr<PluginProcess> process_;
-  mutable int requests_ = 0;
 };
 
 // The request line for `group` (exposed for tests and the vectors runner).

@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace rsim::protocols::streams {
 
@@ -64,5 +65,22 @@ class TaskAssignorError : public std::runtime_error {
 };
 
 StreamsGroupAssignment sticky_task_assign(const StreamsGroupSpec& group, const TopologyDescriber& topology);
+
+// The coordinator's task assignor (Kafka's TaskAssignor interface): the
+// built-in sticky, or a plug-in process (exec_task_assignor.hpp).
+class TaskAssignor {
+ public:
+  virtual ~TaskAssignor() = default;
+  virtual std::string_view name() const = 0;
+  virtual StreamsGroupAssignment assign(const StreamsGroupSpec& group, const TopologyDescriber& topology) const = 0;
+};
+
+class StickyTaskAssignor final : public TaskAssignor {
+ public:
+  std::string_view name() const override { return "sticky"; }
+  StreamsGroupAssignment assign(const StreamsGroupSpec& group, const TopologyDescriber& topology) const override {
+    return sticky_task_assign(group, topology);
+  }
+};
 
 }  // namespace rsim::protocols::streams

@@ -143,7 +143,7 @@ void StreamsCoordinator::place_standbys(std::vector<MemberView>& seeds) const {
     s.current = m.assigned;
     active_on[m.process_id].insert(m.assigned.active.begin(), m.assigned.active.end());
   }
-  const StreamsGroupAssignment a = sticky_task_assign(g, describer());
+  const StreamsGroupAssignment a = run_assignor(g);
   for (auto& m : seeds)
     if (auto it = a.find(m.member_id); it != a.end())
       for (const auto& t : it->second.standby)
@@ -172,6 +172,11 @@ TopologyDescriber StreamsCoordinator::describer() const {
   return d;
 }
 
+StreamsGroupAssignment StreamsCoordinator::run_assignor(const StreamsGroupSpec& g) const {
+  static const StickyTaskAssignor kSticky;
+  return (config_.assignor != nullptr ? *config_.assignor : kSticky).assign(g, describer());
+}
+
 // No tasks while the topology cannot be configured (missing source topics):
 // every member's target is empty.
 std::optional<StreamsCoordinator::Targets> StreamsCoordinator::assign() {
@@ -179,7 +184,7 @@ std::optional<StreamsCoordinator::Targets> StreamsCoordinator::assign() {
   StreamsGroupAssignment a;
   if (configured_.ready()) {
     try {
-      a = sticky_task_assign(group_spec(), describer());
+      a = run_assignor(group_spec());
     } catch (const TaskAssignorError& e) {
       emit("assignment-failed", {{"reason", std::string(e.what())}});
       return std::nullopt;

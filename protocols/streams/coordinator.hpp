@@ -28,6 +28,7 @@ struct CoordinatorConfig {
   Duration initial_rebalance_delay = std::chrono::seconds(3);  // group.streams.initial.rebalance.delay.ms
   int num_standby_replicas = kNumStandbyReplicasDefault;  // group.streams.num.standby.replicas
   std::string group_id = "group";                         // the application.id
+  const TaskAssignor* assignor = nullptr;                 // null: the built-in sticky
 };
 
 class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
@@ -61,6 +62,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
   StreamsGroupSpec group_spec() const;
   void place_standbys(std::vector<MemberView>& seeds) const;
   TopologyDescriber describer() const;
+  StreamsGroupAssignment run_assignor(const StreamsGroupSpec& g) const;  // the configured task assignor
 
   const std::map<std::string, int>& cluster_;
   const Topology& topology_;

@@ -113,6 +113,19 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(bad.code == 2);
   CHECK(bad.err == "tests/bad/unknown-top-key.yaml:3:1: unknown key 'durration' in the scenario (did you mean 'duration'?)\n");
 
+  // validate reports every error of a file, in file order, then a count.
+  const auto many = cli("validate tests/bad/many-errors.yaml");
+  CHECK(many.code == 2);
+  std::vector<std::string> marks;
+  std::istringstream lines(many.err);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(".yaml:");
+    if (colon != std::string::npos) marks.push_back(line.substr(colon + 6, line.find(": ", colon + 6) - colon - 6));
+  }
+  CHECK(marks == std::vector<std::string>{"6:3", "9:41", "12:18", "15:5", "16:32", " 5 errors"});
+  CHECK(many.err.rfind("tests/bad/many-errors.yaml:6:3: unknown key 'sesion.timeout.ms' in config", 0) == 0);
+  CHECK(many.err.find("tests/bad/many-errors.yaml: 5 errors\n") != std::string::npos);
+
   const auto failing = cli("run tests/scenarios/failing-expectation.yaml");
   CHECK(failing.code == 1);
   CHECK(failing.err.find("expectation failed: rebalances want 5, got 1") != std::string::npos);
@@ -295,7 +308,7 @@ TEST_CASE("assign --protocol streams runs the sticky task assignor on a Streams 
   CHECK(cli("assign --protocol streams --assignor sticky tests/snapshots/streams-standby.json").out == r.out);
   const auto unknown = cli("assign --protocol streams --assignor nope tests/snapshots/streams-standby.json");
   CHECK(unknown.code == 2);
-  CHECK(unknown.err == "rebalance-sim: assign: unknown streams assignor 'nope'; one of: sticky\n");
+  CHECK(unknown.err == "rebalance-sim: assign: unknown streams assignor 'nope'; one of: sticky, exec\n");
 }
 
 TEST_CASE("assign --protocol streams refuses a bad snapshot with file, line, column and exit 2") {
@@ -545,7 +558,29 @@ TEST_CASE("plugin assignors: scenario key, --assignor-exec on run, compare, chec
   CHECK(transfer.code == 2);
   CHECK(transfer.err.find("goes straight from") != std::string::npos);
   CHECK(cli("run tests/plugins/range-plugin.yaml --assignor range --assignor-exec x").code == 2);
-  CHECK(cli("compare tests/plugins/range-plugin.yaml --seeds 2 " + range).code == 2);
+  // Over seeds: each run, in its worker process, starts its own plug-in; range's figures.
+  const auto seeds = cli("compare tests/plugins/range-plugin.yaml --protocols eager --assignors range --seeds 2 --jobs 2 " + range);
+  CHECK(seeds.code == 0);
+  CHECK(seeds.out.find("eager/exec") != std::string::npos);
+  CHECK(seeds.out.find("eager/range") != std::string::npos);
+  const auto bad_seeds = cli("compare tests/plugins/range-plugin.yaml --protocols eager --seeds 2 --assignor-exec 'python3 tests/plugins/bad_assignor.py refuse'");
+  CHECK(bad_seeds.code == 2);
+  CHECK(bad_seeds.err.find("the plugin answered an error: cannot assign this group") != std::string::npos);
+  const auto swept = cli("sweep tests/plugins/range-plugin.yaml --protocols eager --set config.session.timeout.ms=10000,20000 " + range);
+  CHECK(swept.code == 0);
+  CHECK(swept.out.find("eager/exec") != std::string::npos);
+  // The Streams task assignor side, and a classic Streams leader (not a plug-in side) left out.
+  const std::string tasks = "--assignor-exec 'python3 tools/examples/sticky_tasks.py'";
+  const auto streams = cli("compare scenarios/streams/scale-out.yaml " + tasks);
+  CHECK(streams.code == 0);
+  CHECK(streams.out.find("streams/exec") != std::string::npos);
+  CHECK(streams.out.find("eager/exec") == std::string::npos);
+  const auto assigned = cli("assign --protocol streams tests/snapshots/streams-standby.json " + tasks);
+  CHECK(assigned.code == 0);
+  CHECK(assigned.out.find(R"("c1": {
+      "active": [
+        "1_1"
+      ],)") != std::string::npos);
   const auto empty = cli("validate tests/bad/assignor-exec-empty.yaml");
   CHECK(empty.code == 2);
   CHECK(empty.err == "tests/bad/assignor-exec-empty.yaml:4:18: exec needs a command, e.g. [python3, my_assignor.py]\n");

@@ -242,9 +242,16 @@ TEST_CASE("KIP-848's heartbeat interval must be above 0 and below its session ti
         std::string::npos);
   CHECK(refusal(one_member("protocol: consumer\nconfig: {group.consumer.heartbeat.interval.ms: 0}\n")) ==
         "6:48: group.consumer.heartbeat.interval.ms must be above 0");
-  // And the classic pair under a consumer file: `run --protocol eager` uses it.
-  CHECK(refusal(one_member("protocol: consumer\nconfig: {heartbeat.interval.ms: 0}\n")) ==
-        "6:33: heartbeat.interval.ms must be above 0");
+  // And the KIP-848 pair under a classic file: `run --protocol consumer` uses it.
+  CHECK(refusal(one_member("protocol: cooperative\nconfig: {group.consumer.heartbeat.interval.ms: 0}\n")) ==
+        "6:48: group.consumer.heartbeat.interval.ms must be above 0");
+  // The classic client's group settings under a consumer file: Kafka's consumer refuses them.
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {heartbeat.interval.ms: 1000}\n")) ==
+        "6:33: heartbeat.interval.ms does not apply to the consumer protocol (Kafka's consumer refuses it with "
+        "group.protocol=consumer); set group.consumer.heartbeat.interval.ms (the coordinator's) instead, or give the "
+        "scenario a classic protocol to compare classic variants with it");
+  CHECK(refusal(one_member("protocol: consumer\nconfig: {partition.assignment.strategy: [range]}\n")).find(
+            "6:41: partition.assignment.strategy does not apply to the consumer protocol") == 0);
 }
 
 TEST_CASE("events may not reach past the 10-year clock, however their durations add up") {
@@ -308,8 +315,8 @@ TEST_CASE("the budget: members x resources and the events a run executes, under 
             .find("plus every member rejoining at each of 10,000 disruptions") != std::string::npos);
   // The heartbeat interval is the protocol's: `run --protocol` is checked again.
   const Scenario slow = load_text(
-      "name: n\nduration: 4h\nprotocol: consumer\n"
-      "config: {session.timeout.ms: 10000, heartbeat.interval.ms: 1000, group.consumer.heartbeat.interval.ms: 20s}\n"
+      "name: n\nduration: 5h\nprotocol: consumer\n"
+      "config: {group.consumer.heartbeat.interval.ms: 20s}\n"
       "topics: [{name: T, partitions: 4}]\nmembers: {count: 10000, prefix: m, subscribe: [T]}\n",
       "inline");
   CHECK_NOTHROW(check_budget(slow, "consumer"));

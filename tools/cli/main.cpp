@@ -3,6 +3,7 @@
 #include "metrics/expect.hpp"
 #include "metrics/summary.hpp"
 #include "protocols/assignors/exec.hpp"
+#include "protocols/streams/exec_task_assignor.hpp"
 #include "protocols/assignors/server.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/supported.hpp"
@@ -12,6 +13,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/snapshot.hpp"
 #include "scenarios/streams_topology.hpp"
+#include "scenarios/validate_all.hpp"
 #include "scenarios/values.hpp"
 #include "tools/cli/forgiving.hpp"
 #include "tools/swarm/campaign.hpp"
@@ -37,6 +39,7 @@
 #include <filesystem>
 #include <thread>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -91,17 +94,28 @@ struct RunArgs {
   bool heartbeats = false;
 };
 
+// Every error of each file (scenario::all_errors), one line each.
 int cmd_validate(const std::vector<std::string>& files) {
   int rc = kOk;
   for (const auto& f : files) {
-    try {
-      const auto s = scenario::load_file(f);
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      std::cerr << scenario::InputError(f, scenario::Mark{}, "cannot open the file").what() << '\n';
+      rc = kBadInput;
+      continue;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto errors = scenario::all_errors(text.str(), f);
+    if (errors.empty()) {
+      const auto s = scenario::load_text(text.str(), f);
       std::cout << fmt::format("{}: ok ({}: {} members, {} events, protocol {})\n", f, s.name, s.members.size(),
                                s.events.size(), s.protocol);
-    } catch (const scenario::InputError& e) {
-      std::cerr << e.what() << '\n';
-      rc = kBadInput;
+      continue;
     }
+    for (const auto& e : errors) std::cerr << e.what() << '\n';
+    if (errors.size() > 1) std::cerr << fmt::format("{}: {} errors\n", f, errors.size());
+    rc = kBadInput;
   }
   return rc;
 }
@@ -257,47 +271,24 @@ int cmd_compare_seeds(const CompareArgs& a);
 // assignors it supports (Kafka's rule: the cooperative protocol needs
 // cooperative-sticky), or its default.
 int cmd_compare(const CompareArgs& a) {
-  if (!a.seeds.empty() && !a.assignor_exec.empty())
-    throw UsageError("--assignor-exec with --seeds is not supported yet (the seeds run in worker processes); compare one seed at a time");
   if (!a.seeds.empty()) return cmd_compare_seeds(a);
   if (a.jobs > 0 || !a.metrics.empty()) throw UsageError("--jobs and --metrics go with --seeds (one seed runs each variant once)");
   const auto s = scenario::load_file(a.file);
-  std::vector<std::string> protocols = a.protocols.empty() ? scenario::protocols_for(s) : a.protocols;
   // The plug-in is assignor "exec": alone, or beside the built-ins --assignors names.
-  std::vector<std::string> assignors = a.assignors;
-  if (!a.assignor_exec.empty() && std::find(assignors.begin(), assignors.end(), "exec") == assignors.end())
-    assignors.push_back("exec");
-  std::vector<std::pair<std::string, std::string>> variants;
-  for (const auto& p : protocols) {
-    const auto* info = protocols::find_protocol(p);
-    if (info == nullptr || !info->runnable)
-      throw UsageError(fmt::format("--protocols: '{}' is not simulated by this version; `rebalance-sim list` shows what runs", p));
-    if (assignors.empty()) {
-      variants.emplace_back(p, scenario::default_assignor(s, p));
-      continue;
-    }
-    for (const auto& as : assignors) {
-      if (protocols::find_assignor(info->family, as) == nullptr)
-        throw UsageError(fmt::format("--assignors: unknown {} assignor '{}'{}", protocols::family_name(info->family), as,
-                                     scenario::did_you_mean(as, protocols::assignor_names(info->family))));
-      if (!protocols::accepts(*info, as)) continue;
-      variants.emplace_back(p, as);
-    }
-  }
-  if (variants.empty()) throw UsageError("compare: no variant to run (the cooperative protocol needs cooperative-sticky)");
+  const auto variants = sweep::resolve_variants(s, a.protocols, a.assignors, !a.assignor_exec.empty());
   std::vector<report::VariantRow> rows;
   std::vector<scenario::RunResult> runs;
   std::uint64_t seed = a.seed >= 0 ? static_cast<std::uint64_t>(a.seed) : s.seed;
   {
     sweep::Progress progress("compare", ::isatty(STDERR_FILENO) != 0);
-    for (const auto& [p, as] : variants) {
+    for (const auto& v : variants) {
       scenario::RunOptions o;
-      o.protocol = p;
-      o.assignor = as;
-      if (as == "exec" && !a.assignor_exec.empty()) o.assignor_exec = exec_command(a.assignor_exec);
+      o.protocol = v.protocol;
+      o.assignor = v.assignor;
+      if (v.assignor == "exec" && !a.assignor_exec.empty()) o.assignor_exec = exec_command(a.assignor_exec);
       o.seed = seed;
       runs.push_back(scenario::run(s, o));
-      rows.push_back({p, as, metrics::summarize(s, runs.back())});
+      rows.push_back({v.protocol, v.assignor, metrics::summarize(s, runs.back())});
       progress.update(runs.size(), variants.size());
     }
   }
@@ -507,22 +498,9 @@ int cmd_check(const CheckArgs& a) {
 
 void print_assignment(const protocols::GroupSnapshot& group, const protocols::GroupAssignment& result);
 
-// The KIP-1071 task assignor on a Streams group snapshot; tasks print as
-// Kafka Streams prints them (0_3).
-int cmd_assign_streams(const std::string& file, std::string assignor) {
-  const auto snapshot = scenario::load_streams_snapshot_file(file);
-  if (assignor.empty()) assignor = snapshot.assignor.value_or("sticky");
-  const auto* info = protocols::find_assignor(protocols::Family::Streams, assignor);
-  if (info == nullptr || !info->runnable)
-    throw UsageError(fmt::format("assign: unknown streams assignor '{}'{}; one of: {}", assignor,
-                                 scenario::did_you_mean(assignor, protocols::assignor_names(protocols::Family::Streams)),
-                                 fmt::join(protocols::assignor_names(protocols::Family::Streams), ", ")));
-  protocols::streams::StreamsGroupAssignment result;
-  try {
-    result = protocols::streams::sticky_task_assign(snapshot.group, snapshot.topology);
-  } catch (const protocols::streams::TaskAssignorError& e) {  // TaskAssignorException: the group is not assignable
-    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
-  }
+// Prints a Streams assignment as `assign --protocol streams` does: members
+// in the snapshot's order, tasks as Kafka Streams prints them (0_3).
+void print_task_assignment(const scenario::StreamsSnapshot& snapshot, const protocols::streams::StreamsGroupAssignment& result) {
   auto names = [](const protocols::streams::TaskSet& tasks) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& t : tasks) list.push_back(protocols::streams::to_string(t));
@@ -536,12 +514,37 @@ int cmd_assign_streams(const std::string& file, std::string assignor) {
   nlohmann::ordered_json out;
   out["assignment"] = members;
   std::cout << out.dump(2) << '\n';
+}
+
+// The KIP-1071 task assignor on a Streams group snapshot: the built-in
+// sticky, or with `exec` set the plug-in (its answer checked first).
+int cmd_assign_streams(const std::string& file, std::string assignor, const std::string& exec) {
+  const auto snapshot = scenario::load_streams_snapshot_file(file);
+  if (!exec.empty()) assignor = "exec";
+  if (assignor.empty()) assignor = snapshot.assignor.value_or("sticky");
+  const auto* info = protocols::find_assignor(protocols::Family::Streams, assignor);
+  if (info == nullptr || !info->runnable)
+    throw UsageError(fmt::format("assign: unknown streams assignor '{}'{}; one of: {}", assignor,
+                                 scenario::did_you_mean(assignor, protocols::assignor_names(protocols::Family::Streams)),
+                                 fmt::join(protocols::assignor_names(protocols::Family::Streams), ", ")));
+  if (assignor == "exec" && exec.empty()) throw UsageError("assign: assignor exec needs the plug-in's command: --assignor-exec CMD");
+  std::unique_ptr<protocols::streams::TaskAssignor> task_assignor;
+  if (exec.empty()) task_assignor = std::make_unique<protocols::streams::StickyTaskAssignor>();
+  else task_assignor = std::make_unique<protocols::streams::ExecTaskAssignor>(
+           std::make_shared<protocols::PluginSession>(protocols::ExecSettings{exec_command(exec).command}));
+  protocols::streams::StreamsGroupAssignment result;
+  try {
+    result = task_assignor->assign(snapshot.group, snapshot.topology);
+  } catch (const protocols::streams::TaskAssignorError& e) {  // TaskAssignorException: the group is not assignable
+    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
+  }
+  print_task_assignment(snapshot, result);
   return kOk;
 }
 
 int cmd_assign(const std::string& file, std::string assignor, const std::string& protocol) {
   if (protocol == "cooperative") throw UsageError("assign --protocol cooperative goes with --assignor-exec (built-in assignors: --protocol classic)");
-  if (protocol == "streams") return cmd_assign_streams(file, std::move(assignor));
+  if (protocol == "streams") return cmd_assign_streams(file, std::move(assignor), "");
   const auto snapshot = scenario::load_snapshot_file(file);
   if (assignor.empty() && snapshot.assignor) assignor = *snapshot.assignor;
   if (assignor.empty()) throw UsageError("assign: name the assignor with --assignor or \"assignor\" in the snapshot");
@@ -573,9 +576,9 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
 // cooperative, withholding what moves from its owner.
 int cmd_assign_exec(const std::string& file, const std::string& assignor, const std::string& protocol,
                     const std::string& command) {
-  if (protocol == "streams") throw UsageError("assign --assignor-exec: the Streams task assignor side is not a plug-in yet");
   if (!assignor.empty() && assignor != "exec")
     throw UsageError(fmt::format("--assignor {} and --assignor-exec name two assignors; give one", assignor));
+  if (protocol == "streams") return cmd_assign_streams(file, assignor, command);
   const auto snapshot = scenario::load_snapshot_file(file);
   const bool consumer = protocol == "consumer";
   protocols::ExecSettings settings{exec_command(command).command};
@@ -747,7 +750,8 @@ int cmd_compare_seeds(const CompareArgs& a) {
   sweep::Plan plan;
   plan.file = a.file;
   plan.scenario_name = s.name;
-  plan.variants = sweep::resolve_variants(s, a.protocols, a.assignors);
+  plan.variants = sweep::resolve_variants(s, a.protocols, a.assignors, !a.assignor_exec.empty());
+  if (!a.assignor_exec.empty()) plan.assignor_exec = exec_command(a.assignor_exec);
   std::tie(plan.first_seed, plan.seeds) = parse_seeds(a.seeds, s.seed);
   const auto shown = sweep::shown_metrics(a.metrics);
   const auto records = run_with_progress(plan, {s}, every_run(plan), a.jobs, "compare");
@@ -761,6 +765,7 @@ struct SweepArgs {
   std::vector<std::string> sets;
   std::vector<std::string> protocols;
   std::vector<std::string> assignors;
+  std::string assignor_exec;
   std::string seeds;
   unsigned jobs = 0;
   std::string out;
@@ -779,7 +784,8 @@ int cmd_sweep(const SweepArgs& a) {
     for (std::size_t i = 0; i + 1 < plan.sets.size(); ++i)
       if (plan.sets[i].key == plan.sets.back().key) throw UsageError(fmt::format("--set {}: the key is set twice", plan.sets.back().key));
   }
-  plan.variants = sweep::resolve_variants(base, a.protocols, a.assignors);
+  plan.variants = sweep::resolve_variants(base, a.protocols, a.assignors, !a.assignor_exec.empty());
+  if (!a.assignor_exec.empty()) plan.assignor_exec = exec_command(a.assignor_exec);
   std::tie(plan.first_seed, plan.seeds) = parse_seeds(a.seeds, base.seed);
   const auto shown = sweep::shown_metrics(a.metrics);
   if (!a.shard.empty() && a.out.empty()) throw UsageError("--shard needs --out FILE (the shard's runs, for `merge`)");
@@ -1010,6 +1016,7 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   sweep_cmd->add_option("--protocols", sweep_args.protocols, "protocols to run (default: every one this version runs)")->delimiter(',');
   sweep_cmd->add_option("--assignors", sweep_args.assignors, "assignors to try with each protocol (default: the protocol's)")->delimiter(',');
+  sweep_cmd->add_option("--assignor-exec", sweep_args.assignor_exec, "a plug-in assignor, run as assignor exec beside those --assignors names (each run starts its own process)");
   sweep_cmd->add_option("--seeds", sweep_args.seeds, "N seeds from the scenario's, or A..B (default: the scenario's seed)");
   sweep_cmd->add_option("--jobs", sweep_args.jobs, "runs at once, each in a worker process (default: every core)")->check(CLI::PositiveNumber);
   sweep_cmd->add_option("--out", sweep_args.out, "write one JSON line per run (after a header line) to this file; - : to stdout, alone");

@@ -174,8 +174,13 @@ class Generator {
 
   void config() {
     const std::int64_t session = pick(std::vector<std::int64_t>{6000, 10000, 20000, 30000});
-    set("session.timeout.ms", ms(session));
-    set("heartbeat.interval.ms", ms(std::min<std::int64_t>(session / 3, pick(std::vector<std::int64_t>{1000, 2000, 3000}))));
+    const std::int64_t heartbeat = std::min<std::int64_t>(session / 3, pick(std::vector<std::int64_t>{1000, 2000, 3000}));
+    // Drawn whatever the protocol (the draws that follow stay the same), set
+    // where Kafka takes them: its consumer refuses them under the consumer protocol.
+    if (protocol_ != "consumer") {
+      set("session.timeout.ms", ms(session));
+      set("heartbeat.interval.ms", ms(heartbeat));
+    }
     set(connect_ ? "rebalance.timeout.ms" : "max.poll.interval.ms", ms(pick(std::vector<std::int64_t>{10000, 20000, 45000})));
     set("request.timeout.ms", ms(pick(std::vector<std::int64_t>{5000, 10000, 30000})));
     set("group.initial.rebalance.delay.ms", ms(pick(std::vector<std::int64_t>{0, 500, 3000})));

@@ -1,6 +1,7 @@
 #include "tools/sweep/plan.hpp"
 
 #include "metrics/summary.hpp"
+#include "protocols/assignors/exec.hpp"
 #include "protocols/catalog.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/loader.hpp"
@@ -23,8 +24,19 @@ namespace rsim::sweep {
 
 using Json = nlohmann::ordered_json;
 
+namespace {
+
+// A plug-in can take the assignor's place everywhere but a classic Streams
+// application's leader (Kafka Streams' own assignor).
+bool plugin_side(const scenario::Scenario& s, const protocols::ProtocolInfo& p) {
+  return s.subtopologies.empty() || p.family != protocols::Family::Classic;
+}
+
+}  // namespace
+
 std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::vector<std::string>& requested,
-                                      const std::vector<std::string>& assignors) {
+                                      std::vector<std::string> assignors, bool plugin) {
+  if (plugin && std::find(assignors.begin(), assignors.end(), "exec") == assignors.end()) assignors.push_back("exec");
   const std::vector<std::string> names = requested.empty() ? scenario::protocols_for(s) : requested;
   std::vector<Variant> variants;
   for (const auto& p : names) {
@@ -42,7 +54,7 @@ std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::ve
       if (protocols::find_assignor(info->family, as) == nullptr)
         throw OptionError(fmt::format("--assignors: unknown {} assignor '{}'{}", protocols::family_name(info->family), as,
                                       scenario::did_you_mean(as, protocols::assignor_names(info->family))));
-      if (protocols::accepts(*info, as)) variants.push_back({p, as});
+      if (protocols::accepts(*info, as) && (as != "exec" || plugin_side(s, *info))) variants.push_back({p, as});
     }
   }
   if (variants.empty()) throw OptionError("no variant to run (the cooperative protocol needs cooperative-sticky)");
@@ -224,6 +236,7 @@ std::vector<Record> run_plan(const Plan& plan, const std::vector<scenario::Scena
     o.protocol = plan.variants[r.variant].protocol;
     o.assignor = plan.variants[r.variant].assignor;
     o.seed = r.seed;
+    if (o.assignor == "exec") o.assignor_exec = plan.assignor_exec;
     try {
       const auto run = scenario::run(s, o);
       const auto summary = metrics::summarize(s, run);
@@ -233,6 +246,8 @@ std::vector<Record> run_plan(const Plan& plan, const std::vector<scenario::Scena
       rec.invariants = summary.violation ? metrics::describe(*summary.violation) : std::string("ok");
       return "ok " + run_line(plan, indices[i], rec);
     } catch (const scenario::InputError& e) {
+      return std::string("refused ") + e.what();
+    } catch (const protocols::PluginError& e) {  // the plug-in's bad answer: the user's to fix, exit 2
       return std::string("refused ") + e.what();
     }
   };

@@ -33,9 +33,10 @@ struct Variant {
 
 // The variants `compare` and `sweep` run: without `protocols`, every one
 // that runs the scenario's kind of group (scenario::protocols_for); each with the requested assignors it accepts, or its default
-// (the scenario's own for the scenario's protocol). Throws OptionError.
+// (the scenario's own for the scenario's protocol); `plugin`: the plug-in
+// (assignor exec) too, wherever it can stand in. Throws OptionError.
 std::vector<Variant> resolve_variants(const scenario::Scenario& s, const std::vector<std::string>& protocols,
-                                      const std::vector<std::string>& assignors);
+                                      std::vector<std::string> assignors, bool plugin = false);
 
 struct Plan {
   std::string file;           // the scenario file, as given
@@ -44,6 +45,9 @@ struct Plan {
   std::vector<Variant> variants;
   std::uint64_t first_seed = 1;
   std::uint64_t seeds = 1;
+  // --assignor-exec: the plug-in the variants with assignor exec run (each
+  // run its own process); unset, they run the scenario's.
+  std::optional<scenario::AssignorExec> assignor_exec;
 
   std::size_t points() const;
   std::size_t runs() const { return points() * variants.size() * static_cast<std::size_t>(seeds); }
