@@ -589,18 +589,24 @@ int cmd_assign_exec(const std::string& file, const std::string& assignor, const 
   return kOk;
 }
 
+// One line per topic, its partitions inline: readable at a glance and still JSON.
 void print_assignment(const protocols::GroupSnapshot& group, const protocols::GroupAssignment& result) {
-  nlohmann::ordered_json members = nlohmann::ordered_json::object();
+  std::cout << "{\n  \"assignment\": {";
+  const char* member_sep = "\n";
   for (const auto& m : group.members) {
-    nlohmann::ordered_json topics = nlohmann::ordered_json::object();
-    auto it = result.find(m.member_id);
-    if (it != result.end())
-      for (const auto& tp : it->second) topics[tp.topic.name()].push_back(tp.partition);
-    members[m.member_id] = topics;
+    std::map<std::string, std::vector<int>> topics;
+    if (auto it = result.find(m.member_id); it != result.end())
+      for (const auto& tp : it->second) topics[std::string(tp.topic.name())].push_back(tp.partition);
+    std::cout << member_sep << "    " << nlohmann::json(m.member_id).dump() << ": {";
+    const char* topic_sep = "\n";
+    for (const auto& [topic, partitions] : topics) {
+      std::cout << topic_sep << "      " << nlohmann::json(topic).dump() << ": [" << fmt::format("{}", fmt::join(partitions, ", ")) << "]";
+      topic_sep = ",\n";
+    }
+    std::cout << (topics.empty() ? "}" : "\n    }");
+    member_sep = ",\n";
   }
-  nlohmann::ordered_json out;
-  out["assignment"] = members;
-  std::cout << out.dump(2) << '\n';
+  std::cout << "\n  }\n}\n";
 }
 
 int cmd_vectors(const std::vector<std::string>& files, bool verbose, const std::string& exec) {
@@ -1053,7 +1059,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "rebalance-sim: " << cli::explain(app, e) << "\nRun with --help for more information.\n";
+    // One line: most explanations already say which --help lists the options.
+    const std::string why = cli::explain(app, e);
+    std::cerr << "rebalance-sim: " << why << (why.find("--help") == std::string::npos ? "; `rebalance-sim --help` lists the commands" : "") << '\n';
     return kBadInput;
   }
 
