@@ -481,7 +481,7 @@ TEST_CASE("run --trace writes a Chrome trace-event / Perfetto file") {
       if (e["cat"] == "ownership") ownership.insert(e["name"].get<std::string>());
       if (e["cat"] == "phase") phases.insert(e["name"].get<std::string>());
     } else {
-      CHECK(ph == "i");
+      CHECK((ph == "i" || ph == "s" || ph == "f"));  // instants and handover arrows
     }
   }
   CHECK(processes == std::set<std::string>{"coordinator", "member A", "member B", "member C", "member D"});
@@ -496,6 +496,70 @@ TEST_CASE("run --trace writes a Chrome trace-event / Perfetto file") {
     std::sort(list.begin(), list.end());
     for (std::size_t i = 1; i < list.size(); ++i) CHECK(list[i].first >= list[i - 1].second);
   }
+}
+
+namespace {
+nlohmann::json trace_of(const std::string& args) {
+  const auto file = (std::filesystem::temp_directory_path() / fmt::format("rsim-trace-{}.json", ::getpid())).string();
+  REQUIRE(cli(fmt::format("run {} --trace '{}'", args, file)).code == 0);
+  auto trace = nlohmann::json::parse(slurp(file));
+  std::filesystem::remove(file);
+  return trace["traceEvents"];
+}
+}  // namespace
+
+// quickstart: A, B, C share orders-0..5; D joins at 20 s; B crashes at 50 s.
+TEST_CASE("run --trace: slice arguments, handover arrows, the scenario's events") {
+  const auto events = trace_of("scenarios/quickstart.yaml");
+  std::map<int, nlohmann::json> starts, finishes;  // flow id -> its two ends
+  std::set<std::string> instants;
+  int ownership = 0;
+  for (const auto& e : events) {
+    const std::string ph = e["ph"];
+    if (ph == "X" && e["cat"] == "ownership") {
+      ++ownership;
+      CHECK(e["args"]["resource"] == e["name"]);
+      CHECK(e["args"].contains("member"));
+      CHECK(e["args"]["member-id"].get<std::string>().rfind(e["args"]["member"].get<std::string>() + "-", 0) == 0);
+      CHECK(e["args"]["generation"].get<int>() >= 1);
+    }
+    if (ph == "s") starts[e["id"].get<int>()] = e;
+    if (ph == "f") finishes[e["id"].get<int>()] = e;
+    if (ph == "i" && e["s"] == "g") instants.insert(e["name"].get<std::string>());
+  }
+  CHECK(ownership > 6);
+  CHECK(instants == std::set<std::string>{"join D", "crash B"});
+  // Every arrow leaves one owner and reaches another, forward in time.
+  REQUIRE(!starts.empty());
+  CHECK(starts.size() == finishes.size());
+  for (const auto& [id, s] : starts) {
+    REQUIRE(finishes.count(id) == 1);
+    const auto& f = finishes[id];
+    CHECK(s["name"] == f["name"]);
+    CHECK(s["ts"].get<std::int64_t>() <= f["ts"].get<std::int64_t>());
+    CHECK(s["pid"] != f["pid"]);
+    CHECK(f["bp"] == "e");
+  }
+  // B's partitions, released at its crash (50 s), reach their new owners.
+  int from_crash = 0;
+  for (const auto& [id, s] : starts) from_crash += s["ts"].get<std::int64_t>() == 50'000'000 - 1 ? 1 : 0;
+  CHECK(from_crash == 2);
+}
+
+TEST_CASE("run --trace: a consumer group's rounds are epochs, not generations") {
+  const auto events = trace_of("scenarios/quickstart.yaml --protocol consumer");
+  int epochs = 0, generations = 0;
+  for (const auto& e : events) {
+    const std::string name = e["name"];
+    if (e["ph"] == "i" && name.rfind("epoch ", 0) == 0) ++epochs;
+    if (e["ph"] == "i" && name.rfind("generation ", 0) == 0) ++generations;
+    if (e["ph"] == "X" && e["cat"] == "ownership") {
+      CHECK(e["args"].contains("epoch"));
+      CHECK_FALSE(e["args"].contains("generation"));
+    }
+  }
+  CHECK(epochs > 0);
+  CHECK(generations == 0);
 }
 
 TEST_CASE("run --out writes the timeline and the summary files") {

@@ -2,7 +2,9 @@
 
 #include "metrics/lag.hpp"
 #include "metrics/processing.hpp"
+#include "protocols/catalog.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -22,7 +24,9 @@ class TraceWriter {
   void apply(const TraceEvent& ev) {
     if (ev.actor == "coordinator") {
       coordinator(ev);
-    } else if (ev.actor != "scenario" && ev.actor != "network") {
+    } else if (ev.actor == "scenario") {
+      scenario(ev);
+    } else if (ev.actor != "network") {
       member(ev);
     }
   }
@@ -30,10 +34,12 @@ class TraceWriter {
   Json finish(const std::vector<TraceEvent>& events, const std::vector<std::string>& resources,
              std::optional<metrics::LoadRates> load) {
     // Close what is still open at the end of the run.
-    if (group_state_) slice(1, 1, *group_state_, "group", state_since_, end_);
+    if (group_state_) slice(1, 1, *group_state_, "group", state_since_, end_, round_args(last_round_));
     for (auto& [m, phase] : phases_)
-      if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, end_);
-    for (auto& [key, since] : owned_) slice(pid(key.first), tid(key.first, key.second), key.second, "ownership", since, end_);
+      if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, end_, member_args(m, phase.round));
+    std::vector<std::pair<std::string, std::string>> still;
+    for (const auto& [key, held] : owned_) still.push_back(key);
+    for (const auto& [m, r] : still) release(m, r, end_);
     counters(events, resources, load);
     Json trace;
     trace["displayTimeUnit"] = "ms";
@@ -45,7 +51,33 @@ class TraceWriter {
   struct Phase {
     std::optional<std::string> name;
     Time since;
+    std::optional<std::int64_t> round;  // the member's generation or epoch when it began
   };
+  struct Held {
+    Time since;
+    std::optional<std::int64_t> round;  // the generation or epoch it was assigned in
+  };
+  struct Released {  // where a resource's last ownership slice ended
+    int pid = 0;
+    int tid = 0;
+    std::int64_t ts = 0;
+  };
+
+  // Classic groups count generations; KIP-848 and KIP-1071 groups epochs.
+  const char* round_name() const { return epochs_ ? "epoch" : "generation"; }
+
+  Json round_args(std::optional<std::int64_t> round) const {
+    Json a = Json::object();
+    if (round) a[round_name()] = *round;
+    return a;
+  }
+
+  Json member_args(const std::string& m, std::optional<std::int64_t> round) const {
+    Json a = round_args(round);
+    a["member"] = m;
+    if (auto it = member_ids_.find(m); it != member_ids_.end()) a["member-id"] = it->second;
+    return a;
+  }
 
   static std::int64_t us(Time t) { return micros(t); }
 
@@ -79,7 +111,7 @@ class TraceWriter {
     return it->second;
   }
 
-  void slice(int p, int t, const std::string& name, const char* cat, Time from, Time to) {
+  void slice(int p, int t, const std::string& name, const char* cat, Time from, Time to, Json args) {
     Json e;
     e["name"] = name;
     e["cat"] = cat;
@@ -88,7 +120,39 @@ class TraceWriter {
     e["dur"] = us(to) - us(from);
     e["pid"] = p;
     e["tid"] = t;
+    e["args"] = std::move(args);
     out_.push_back(e);
+  }
+
+  // A flow arrow from the end of one ownership slice to the start of the
+  // next owner's: a resource handed over. Perfetto binds a flow's ends to
+  // the slices that enclose them, so the start sits just inside the first.
+  void flow(const std::string& resource, const Released& from, int to_pid, int to_tid, Time to) {
+    const int id = ++flows_;
+    Json s{{"name", "handover " + resource}, {"cat", "handover"}, {"ph", "s"}, {"id", id},
+           {"ts", from.ts}, {"pid", from.pid}, {"tid", from.tid}};
+    Json f{{"name", "handover " + resource}, {"cat", "handover"}, {"ph", "f"}, {"bp", "e"}, {"id", id},
+           {"ts", us(to)}, {"pid", to_pid}, {"tid", to_tid}};
+    out_.push_back(std::move(s));
+    out_.push_back(std::move(f));
+  }
+
+  // The scenario's events (a crash, a bounce, a scale-out, a failover) as
+  // global instants: a line across every track.
+  void scenario(const TraceEvent& ev) {
+    if (ev.kind == "run") {
+      const std::string* protocol = ev.text("protocol");
+      const auto* info = protocol != nullptr ? protocols::find_protocol(*protocol) : nullptr;
+      epochs_ = info != nullptr && info->family != protocols::Family::Classic;
+      return;
+    }
+    if (ev.kind != "disruption") return;
+    const std::string action = ev.text("action") != nullptr ? *ev.text("action") : "event";
+    const std::string who = ev.text("member") != nullptr ? *ev.text("member") : "";
+    Json e{{"name", who.empty() ? action : action + " " + who}, {"cat", "scenario"}, {"ph", "i"}, {"s", "g"},
+           {"ts", us(ev.at)}, {"pid", 1}, {"tid", 3}};
+    e["args"] = {{"action", action}, {"member", who}};
+    out_.push_back(std::move(e));
   }
 
   void instant(int p, int t, const std::string& name, Time at, Json args) {
@@ -110,11 +174,15 @@ class TraceWriter {
       named_coordinator_ = true;
     }
     if (ev.kind == "state") {
-      if (group_state_) slice(1, 1, *group_state_, "group", state_since_, ev.at);
+      if (group_state_) slice(1, 1, *group_state_, "group", state_since_, ev.at, round_args(last_round_));
       group_state_ = *ev.text("to");
       state_since_ = ev.at;
     } else if (ev.kind == "generation") {
-      instant(1, 1, "generation " + std::to_string(ev.integer("generation").value_or(0)), ev.at, Json::object());
+      last_round_ = ev.integer("generation");
+      Json args = round_args(last_round_);
+      if (const auto* members = ev.list("members")) args["members"] = *members;
+      if (const auto* leader = ev.text("leader")) args["leader"] = *leader;
+      instant(1, 1, fmt::format("{} {}", round_name(), last_round_.value_or(0)), ev.at, std::move(args));
     } else if (ev.kind == "failover") {
       instant(1, 1, "failover", ev.at, Json::object());
     }
@@ -123,15 +191,30 @@ class TraceWriter {
   void set_phase(const std::string& m, std::optional<std::string> name, Time at) {
     Phase& phase = phases_[m];
     if (phase.name == name) return;  // the same phase goes on
-    if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, at);
+    if (phase.name) slice(pid(m), 1, *phase.name, "phase", phase.since, at, member_args(m, phase.round));
     phase.name = std::move(name);
     phase.since = at;
+    phase.round = rounds_.count(m) != 0 ? std::optional<std::int64_t>(rounds_.at(m)) : std::nullopt;
+  }
+
+  void take(const std::string& m, const std::string& r, Time at, std::optional<std::int64_t> round) {
+    if (!owned_.emplace(std::pair{m, r}, Held{at, round}).second) return;  // already held: no new slice
+    auto prev = released_.find(r);
+    if (prev == released_.end()) return;
+    // Only a change of owner is a handover (an eager member gets back what it revoked).
+    if (prev->second.pid != pid(m) && prev->second.ts <= us(at)) flow(r, prev->second, pid(m), tid(m, r), at);
+    released_.erase(prev);
   }
 
   void release(const std::string& m, const std::string& r, Time at) {
     auto it = owned_.find({m, r});
     if (it == owned_.end()) return;
-    slice(pid(m), tid(m, r), r, "ownership", it->second, at);
+    Json args = member_args(m, it->second.round);
+    args["resource"] = r;
+    const int p = pid(m), t = tid(m, r);
+    slice(p, t, r, "ownership", it->second.since, at, std::move(args));
+    // The flow leaves from just inside the slice (an empty one has no inside).
+    released_[r] = Released{p, t, std::max(us(it->second.since), us(at) - 1)};
     owned_.erase(it);
   }
 
@@ -139,6 +222,8 @@ class TraceWriter {
     const std::string& m = ev.actor;
     pid(m);
     const auto* rs = ev.list("resources");
+    if (const auto* id = ev.text("member-id"); id != nullptr && !id->empty()) member_ids_[m] = *id;
+    if (auto round = ev.integer("generation")) rounds_[m] = *round;
     if (ev.kind == "join" || ev.kind == "rejoin") {
       if (!paused_[m]) set_phase(m, std::string("joining"), ev.at);
     } else if (ev.kind == "joined") {
@@ -147,7 +232,7 @@ class TraceWriter {
       // Initialising what was assigned (the assign cost: state restore, ...).
       set_phase(m, rs != nullptr && !rs->empty() ? std::optional<std::string>("restoring") : std::nullopt, ev.at);
       if (rs != nullptr)
-        for (const auto& r : *rs) owned_.emplace(std::pair{m, r}, ev.at);
+        for (const auto& r : *rs) take(m, r, ev.at, ev.integer("generation"));
     } else if (ev.kind == "ready") {
       if (phases_[m].name == std::optional<std::string>("restoring")) set_phase(m, std::nullopt, ev.at);
     } else if (ev.kind == "revoking") {
@@ -165,7 +250,7 @@ class TraceWriter {
     } else if (ev.kind == "crash" || ev.kind == "stopped") {
       std::vector<std::string> held;
       for (const auto& [key, since] : owned_)
-        if (key.first == m) held.push_back(key.second);
+        if (key.first == m) held.push_back(key.second);  // copied: release erases
       for (const auto& r : held) release(m, r, ev.at);
       set_phase(m, std::string(ev.kind == "crash" ? "down (crashed)" : "down"), ev.at);
     } else if (ev.kind == "start") {
@@ -186,6 +271,7 @@ class TraceWriter {
         --delta[us(b)];
       }
     meta(1, 2, "thread_name", "processed resources");
+    meta(1, 3, "thread_name", "scenario events");
     int down = 0;
     const int total = static_cast<int>(resources.size());
     Json e;
@@ -245,7 +331,13 @@ class TraceWriter {
   std::map<std::string, int> next_tid_;
   std::map<std::string, Phase> phases_;
   std::map<std::string, bool> paused_;
-  std::map<std::pair<std::string, std::string>, Time> owned_;  // (member, resource) -> since
+  std::map<std::pair<std::string, std::string>, Held> owned_;  // (member, resource) -> since when, in which round
+  std::map<std::string, Released> released_;                   // resource -> its last owner's slice end
+  std::map<std::string, std::string> member_ids_;              // member -> its current member id
+  std::map<std::string, std::int64_t> rounds_;                 // member -> its last generation or epoch
+  std::optional<std::int64_t> last_round_;                     // the group's
+  bool epochs_ = false;
+  int flows_ = 0;
 };
 
 }  // namespace

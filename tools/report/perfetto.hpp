@@ -7,6 +7,10 @@
 // resource it ever owned gets a thread with one slice per ownership, so
 // slices on one track never overlap. A counter track counts the resources
 // being processed, and with the scenario's load: another the total backlog.
+// Slices carry their member, member id and generation (classic) or epoch
+// (consumer, streams) as arguments; a flow arrow joins a resource's
+// ownership slice to its next owner's; the scenario's events (crash,
+// bounce, join, failover, ...) are global instants across every track.
 #pragma once
 
 #include "metrics/summary.hpp"
