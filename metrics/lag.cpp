@@ -62,4 +62,17 @@ LagResult measure_lag(const std::map<std::string, std::vector<std::pair<Time, Ti
   return out;
 }
 
+double backlog_at(const std::vector<BacklogPoint>& curve, Time t) {
+  for (std::size_t i = 0; i + 1 < curve.size(); ++i) {
+    const Time a = curve[i].at, b = curve[i + 1].at;
+    if (t < a) return 0.0;
+    if (t <= b) {
+      if (b == a) return curve[i + 1].backlog;
+      return curve[i].backlog + (curve[i + 1].backlog - curve[i].backlog) * static_cast<double>((t - a).count()) /
+                                    static_cast<double>((b - a).count());
+    }
+  }
+  return curve.empty() || t < curve.front().at ? 0.0 : curve.back().backlog * (curve.back().emptied ? 0.0 : 1.0);
+}
+
 }  // namespace rsim::metrics

@@ -31,6 +31,10 @@ struct BacklogPoint {
 std::vector<BacklogPoint> backlog_curve(const std::vector<std::pair<Time, Time>>& down, Time to, double produce_rate,
                                         double process_rate);
 
+// The backlog of `curve` at time `t` (linear between corners; 0 before the
+// first, and after the last unless it was never drained).
+double backlog_at(const std::vector<BacklogPoint>& curve, Time t);
+
 // `down` holds each resource's not-processed intervals inside [from, to],
 // in time order.
 LagResult measure_lag(const std::map<std::string, std::vector<std::pair<Time, Time>>>& down, Time to,

@@ -24,6 +24,7 @@
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
 #include "tools/report/html.hpp"
+#include "tools/report/vega.hpp"
 #include "tools/report/perfetto.hpp"
 #include "tools/report/summary_output.hpp"
 #include "tools/report/timeline.hpp"
@@ -169,6 +170,23 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   out << text;
 }
 
+// The scenario's load:, for the lag curves of the trace and the report.
+std::optional<metrics::LoadRates> load_rates(const scenario::Scenario& s) {
+  if (!s.load) return std::nullopt;
+  return metrics::LoadRates{s.load->produce_rate, s.load->process_rate};
+}
+
+void write_html_file(const std::string& file, const std::string& scenario, std::uint64_t seed, Time end,
+                     const std::vector<report::HtmlVariant>& variants) {
+  std::ostringstream html;
+  try {
+    report::write_html(html, scenario, seed, end, variants);
+  } catch (const report::VegaMissing& e) {
+    throw UsageError(fmt::format("--html: {}", e.what()));
+  }
+  write_file(file, html.str());
+}
+
 int cmd_run(const RunArgs& a) {
   const auto s = scenario::load_file(a.file);
   scenario::RunOptions o;
@@ -221,17 +239,12 @@ int cmd_run(const RunArgs& a) {
     write_file(dir / "summary.json", json.str());
     write_file(dir / "summary.txt", table.str());
   }
-  if (!a.html_file.empty()) {
-    std::ostringstream html;
-    report::write_html(html, s.name, run.seed, run.end,
-                       {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary}});
-    write_file(a.html_file, html.str());
-  }
+  if (!a.html_file.empty())
+    write_html_file(a.html_file, s.name, run.seed, run.end,
+                    {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary, load_rates(s)}});
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
-    std::optional<metrics::LoadRates> load;
-    if (s.load) load = metrics::LoadRates{s.load->produce_rate, s.load->process_rate};
-    report::write_perfetto(trace, run.trace.events(), run.resources, run.end, load);
+    report::write_perfetto(trace, run.trace.events(), run.resources, run.end, load_rates(s));
     write_file(a.trace_file, trace.str());
   }
   if (a.format == "json") {
@@ -295,13 +308,11 @@ int cmd_compare(const CompareArgs& a) {
   if (!a.html_file.empty()) {
     std::vector<report::HtmlVariant> html_variants;
     for (std::size_t i = 0; i < runs.size(); ++i)
-      html_variants.push_back({rows[i].variant(), &runs[i].trace.events(), runs[i].resources, rows[i].summary});
+      html_variants.push_back({rows[i].variant(), &runs[i].trace.events(), runs[i].resources, rows[i].summary, load_rates(s)});
     std::stable_sort(html_variants.begin(), html_variants.end(), [](const auto& x, const auto& y) {
       return x.summary.downtime.total < y.summary.downtime.total;
     });
-    std::ostringstream html;
-    report::write_html(html, s.name, seed, runs.front().end, html_variants);
-    write_file(a.html_file, html.str());
+    write_html_file(a.html_file, s.name, seed, runs.front().end, html_variants);
   }
   report::rank(rows);
   if (a.format == "csv") report::write_compare_csv(std::cout, rows);

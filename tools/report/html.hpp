@@ -1,7 +1,10 @@
-// A self-contained HTML report (inline SVG and CSS, nothing fetched): for
-// each variant, the ownership of every resource over time per member, with
-// rebalances marked, the downtime of each resource, and the summary. For
-// `compare`, the variants stack on one time axis.
+// A self-contained HTML report of Vega charts (Debian's libjs-vega inlined,
+// nothing fetched): for `compare`, the headline metrics per variant side by
+// side; for each variant, who owns what over time (one row per resource,
+// or past a size one row per member coloured by how many it holds), with
+// completed rebalances and the scenario's events marked, the lag curve with
+// a load:, and the downtime per resource on its own axis. Time axes zoom
+// (wheel) and pan (drag); every mark has a tooltip.
 #pragma once
 
 #include "metrics/summary.hpp"
@@ -18,8 +21,10 @@ struct HtmlVariant {
   const std::vector<TraceEvent>* events;
   std::vector<std::string> resources;
   metrics::Summary summary;
+  std::optional<metrics::LoadRates> load;  // the scenario's load: draws the lag curve
 };
 
+// Throws VegaMissing when libjs-vega cannot be read.
 void write_html(std::ostream& out, const std::string& scenario, std::uint64_t seed, Time end,
                 const std::vector<HtmlVariant>& variants);
 

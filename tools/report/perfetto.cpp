@@ -297,20 +297,9 @@ class TraceWriter {
       curves.push_back(metrics::backlog_curve(intervals, end_, load.produce, load.process));
       for (const auto& c : curves.back()) corners.insert(us(c.at));
     }
-    auto value_at = [](const std::vector<metrics::BacklogPoint>& curve, std::int64_t t) {
-      for (std::size_t i = 0; i + 1 < curve.size(); ++i) {
-        const auto a = us(curve[i].at), b = us(curve[i + 1].at);
-        if (t < a) return 0.0;
-        if (t <= b) {
-          if (b == a) return curve[i + 1].backlog;
-          return curve[i].backlog + (curve[i + 1].backlog - curve[i].backlog) * static_cast<double>(t - a) / static_cast<double>(b - a);
-        }
-      }
-      return curve.empty() || t < us(curve.front().at) ? 0.0 : curve.back().backlog * (curve.back().emptied ? 0.0 : 1.0);
-    };
     for (const std::int64_t t : corners) {
       double total = 0;
-      for (const auto& c : curves) total += value_at(c, t);
+      for (const auto& c : curves) total += metrics::backlog_at(c, time_at(Duration{t}));
       Json e;
       e["name"] = "backlog (messages)";
       e["ph"] = "C";

@@ -2,6 +2,7 @@
 
 #include "scenarios/metric_names.hpp"
 #include "scenarios/values.hpp"
+#include "tools/report/vega.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,44 +12,14 @@
 #include <fstream>
 #include <sstream>
 
-#ifndef RSIM_VEGA_JS
-#define RSIM_VEGA_JS "/usr/share/javascript/vega"
-#endif
-
 namespace rsim::sweep {
 
 using Json = nlohmann::ordered_json;
+using report::encode;
+using report::escape_html;
+using report::scaled;
 
 namespace {
-
-// Debian ships Vega as its separate modules (UMD builds, no vega.min.js
-// bundle), in an order where each comes after what it requires. They are
-// loaded through their CommonJS branch by a small require() below, then
-// merged into one `vega` object as the upstream bundle does.
-const std::vector<std::string>& vega_modules() {
-  static const std::vector<std::string> kModules{
-      "vega-util",      "vega-canvas",     "vega-time",    "vega-format",     "vega-loader",
-      "vega-dataflow",  "vega-scale",      "vega-scenegraph", "vega-expression", "vega-selection",
-      "vega-statistics", "vega-event-selector", "vega-functions", "vega-runtime", "vega-view",
-      "vega-encode",    "vega-transforms", "vega-view-transforms", "vega-parser"};
-  return kModules;
-}
-
-std::string read_module(const std::string& name, const std::string& option) {
-  const auto path = vega_directory() + "/" + name + ".min.js";
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw OptionError(fmt::format("{}: cannot read {} (Debian's libjs-vega: apt-get install libjs-vega)", option, path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  std::string text = s.str();
-  // The source-map comment names a file next to the original; drop it.
-  const auto map = text.find("//# sourceMappingURL=");
-  if (map != std::string::npos) text.erase(map, text.find('\n', map) - map);
-  // "</script" inside the code would end the inline script element.
-  for (auto at = text.find("</script"); at != std::string::npos; at = text.find("</script", at)) text.replace(at, 2, "<\\/");
-  return text;
-}
 
 bool numeric_axis(const Plan& plan) {
   if (plan.sets.empty()) return false;
@@ -56,28 +27,7 @@ bool numeric_axis(const Plan& plan) {
                      [](const auto& v) { return scenario::parse_number(v).has_value(); });
 }
 
-std::string escape_html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
-
-Json encode(std::initializer_list<std::pair<const char*, Json>> fields) {
-  Json j = Json::object();
-  for (const auto& [k, v] : fields) j[k] = v;
-  return Json{{"enter", j}};
-}
-
-Json scaled(const char* scale, const char* field) { return Json{{"scale", scale}, {"field", field}}; }
-
 }  // namespace
-
-std::string vega_directory() { return RSIM_VEGA_JS; }
 
 std::string chart_spec(const Plan& plan, const std::vector<std::vector<Cell>>& cells, const std::string& metric) {
   const auto& names = run_metrics();
@@ -159,37 +109,21 @@ std::string chart_spec(const Plan& plan, const std::vector<std::vector<Cell>>& c
 void write_plot_html(std::ostream& out, const Plan& plan, const std::vector<std::vector<Cell>>& cells,
                      const std::vector<std::string>& shown, const std::string& title, const std::string& option) {
   std::vector<std::string> modules;  // read first: a missing one fails before anything is written
-  for (const auto& name : vega_modules()) modules.push_back(read_module(name, option));
-  out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>" << escape_html(title) << "</title>\n"
-      << "<style>body{font-family:sans-serif;margin:1.5em}h1{font-size:1.3em}div.chart{margin:1em 0}</style>\n</head><body>\n"
-      << "<h1>" << escape_html(title) << "</h1>\n"
-      << fmt::format("<p>Each point is the mean over {} seeds; the band and the bar are the {:g}% confidence interval of the "
-                     "mean (Student's t), as JMH reports its error. Where two variants' bands overlap, these seeds do not "
-                     "tell them apart.</p>\n",
-                     plan.seeds, kConfidence * 100);
-  for (std::size_t i = 0; i < shown.size(); ++i) out << fmt::format("<div class=\"chart\" id=\"chart-{}\"></div>\n", i);
-  out << "<script>\n// Vega (Debian's libjs-vega, its modules inlined): each module's CommonJS branch, then one `vega`.\n"
-      << "var rsimVegaModules = {};\nfunction rsimRequire(name) {\n  if (name === 'vega-selections') name = 'vega-selection';\n"
-      << "  var m = rsimVegaModules[name];\n  if (!m) throw new Error('vega module not inlined: ' + name);\n  return m;\n}\n</script>\n";
-  for (std::size_t i = 0; i < modules.size(); ++i) {
-    out << "<script>\n(function () {\nvar module = {exports: {}}, exports = module.exports, require = rsimRequire;\n";
-    out << modules[i] << "\n;rsimVegaModules['" << vega_modules()[i] << "'] = module.exports;\n})();\n</script>\n";
+  try {
+    modules = report::read_vega_modules();
+  } catch (const report::VegaMissing& e) {
+    throw OptionError(fmt::format("{}: {}", option, e.what()));
   }
-  out << "<script>\nvar vega = {};\n";
-  for (const auto& name : vega_modules()) out << "Object.assign(vega, rsimVegaModules['" << name << "']);\n";
-  out << "// The transforms the parser may name, registered as the upstream bundle does.\n"
-      << "Object.assign(rsimVegaModules['vega-dataflow'].transforms, rsimVegaModules['vega-transforms'],\n"
-      << "              rsimVegaModules['vega-view-transforms'], rsimVegaModules['vega-encode']);\n"
-      << "var rsimCharts = [\n";
-  for (std::size_t i = 0; i < shown.size(); ++i) {
-    std::string spec = chart_spec(plan, cells, shown[i]);
-    // A value that says "</script" must not end the script element.
-    for (auto at = spec.find("</"); at != std::string::npos; at = spec.find("</", at)) spec.replace(at, 2, "<\\/");
-    out << spec << (i + 1 < shown.size() ? ",\n" : "\n");
-  }
-  out << "];\nrsimCharts.forEach(function (spec, i) {\n"
-      << "  new vega.View(vega.parse(spec), {renderer: 'svg', container: '#chart-' + i, hover: true}).runAsync();\n"
-      << "});\n</script>\n</body></html>\n";
+  const std::string body =
+      "<h1>" + escape_html(title) + "</h1>\n" +
+      fmt::format("<p>Each point is the mean over {} seeds; the band and the bar are the {:g}% confidence interval of the "
+                  "mean (Student's t), as JMH reports its error. Where two variants' bands overlap, these seeds do not "
+                  "tell them apart.</p>\n",
+                  plan.seeds, kConfidence * 100);
+  std::vector<Json> specs;
+  for (const auto& metric : shown) specs.push_back(Json::parse(chart_spec(plan, cells, metric)));
+  report::write_vega_page(out, title, "body{font-family:sans-serif;margin:1.5em}h1{font-size:1.3em}div.chart{margin:1em 0}", body,
+                          specs, modules);
 }
 
 }  // namespace rsim::sweep

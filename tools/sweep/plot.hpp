@@ -13,9 +13,6 @@
 
 namespace rsim::sweep {
 
-// Where Debian's libjs-vega puts its modules (RSIM_VEGA_JS at build time).
-std::string vega_directory();
-
 // The Vega spec of one metric's chart (its data inline).
 std::string chart_spec(const Plan& plan, const std::vector<std::vector<Cell>>& cells, const std::string& metric);
 
