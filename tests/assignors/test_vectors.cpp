@@ -24,14 +24,6 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
       CAPTURE(e.path().filename().string());
       CAPTURE(c.name);
       CAPTURE(c.detail);
-      // Known gaps of the built-ins, checked (so listed only while they fail):
-      // the cooperative-sticky here is not rack-aware (Kafka 3.5, KIP-881),
-      // so it moves no partition towards its replicas' rack.
-      if (c.name == "uniform-transfer-ownership-list-rack") {
-        CHECK(c.status == vectors::Status::Fail);
-        CHECK(c.detail.find("partitionsTransferringOwnership().size() == 2: got 0") != std::string::npos);
-        continue;
-      }
       CHECK(c.status != vectors::Status::Fail);
       if (c.assignor == "range") CHECK(c.status == vectors::Status::Pass);
       if (c.assignor == "uniform") CHECK(c.status == vectors::Status::Pass);
@@ -57,7 +49,7 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
   CHECK(passed_by_assignor["uniform"] == 15);  // homogeneous 7, heterogeneous 8
   CHECK(passed_by_assignor["roundrobin"] == 9);
   CHECK(passed_by_assignor["sticky"] == 18);
-  CHECK(passed_by_assignor["cooperative-sticky"] == 20);
+  CHECK(passed_by_assignor["cooperative-sticky"] == 21);
   CHECK(passed_by_assignor["connect"] == 17);
   CHECK(passed_by_assignor["streams sticky"] == 10);
   CHECK(passed_by_assignor["high-availability"] == 38);  // Streams classic: HighAvailabilityTaskAssignorTest, TaskMovementTest
