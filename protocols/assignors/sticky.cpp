@@ -686,11 +686,12 @@ class PartitionMovements {
 
 class General {
  public:
-  explicit General(const Input& in) : in_(in) {
+  General(const Input& in, const RackInfo& racks) : in_(in), racks_(racks) {
     for (std::size_t c = 0; c < in_.consumers.size(); ++c) {
       consumers_.push_back(*in_.consumers[c]);
       current_[consumers_.back()] = in_.owned[c];
       subscription_[consumers_.back()] = in_.members[c];
+      if (racks_.aware()) position_[consumers_.back()] = c;
     }
     for (const auto& [t, n] : in_.partitions_per_topic) topic_consumers_[t];
     for (const auto& consumer : consumers_) {
@@ -756,7 +757,10 @@ class General {
       for (const auto& tp : list) {
         if (topic_consumers_.count(tp.topic) == 0) {
           partition_consumer_.erase(tp);
-        } else if (!contains(topics, tp.topic)) {
+        } else if (!contains(topics, tp.topic) || mismatch(consumer, tp)) {
+          // GeneralAssignmentBuilder.assignOwnedPartitions: an owned
+          // partition off its owner's rack is given up like one of a topic
+          // it left.
           revocation_required_ = true;
         } else {
           kept.push_back(tp);
@@ -772,6 +776,9 @@ class General {
   void unsort(const std::string& c) { sorted_.erase({size_of(c), c}); }
   void resort(const std::string& c) { sorted_.insert({size_of(c), c}); }
   bool subscribed(const std::string& c, Topic topic) const { return contains(consumer_topics_.at(c), topic); }
+  bool mismatch(const std::string& c, const TopicPartition& tp) const {
+    return racks_.aware() && racks_.mismatch(position_.at(c), in_.ids.id(tp));
+  }
 
   int max_assignment_size(const std::string& consumer) const {
     const auto& topics = consumer_topics_.at(consumer);
@@ -803,9 +810,11 @@ class General {
     return true;
   }
 
-  bool assign_to_least_loaded(const TopicPartition& tp) {
+  // maybeAssignPartition; `on_rack`: only to a consumer whose rack holds a
+  // replica (or that has no rack).
+  bool assign_to_least_loaded(const TopicPartition& tp, bool on_rack) {
     for (const auto& [count, consumer] : sorted_) {
-      if (!subscribed(consumer, tp.topic)) continue;
+      if (!subscribed(consumer, tp.topic) || (on_rack && mismatch(consumer, tp))) continue;
       const std::string c = consumer;  // the set entry is about to go
       unsort(c);
       current_.at(c).push_back(tp);
@@ -835,8 +844,11 @@ class General {
 
   void balance(Partitions& unassigned) {
     const bool initializing = current_.at(sorted_.rbegin()->second).empty();
-    for (const auto& tp : unassigned)
-      if (!topic_consumers_.at(tp.topic).empty()) assign_to_least_loaded(tp);
+    // GeneralAssignmentBuilder.balance: when rack-aware, first to the least
+    // loaded consumer on a replica's rack, then the rest to anyone.
+    const Partitions off_rack = racks_.aware() ? assign_on_racks(unassigned) : Partitions{};
+    for (const auto& tp : racks_.aware() ? off_rack : unassigned)
+      if (!topic_consumers_.at(tp.topic).empty()) assign_to_least_loaded(tp, false);
 
     // Only partitions of topics with two or more potential consumers, and
     // only consumers that could take or give something, take part.
@@ -867,6 +879,17 @@ class General {
     }
   }
 
+  // The partitions no consumer on a replica's rack could take.
+  Partitions assign_on_racks(const Partitions& unassigned) {
+    Partitions left;
+    for (const auto& tp : unassigned)
+      if (topic_consumers_.at(tp.topic).empty() || !assign_to_least_loaded(tp, true)) left.push_back(tp);
+    return left;
+  }
+
+  // Kafka's performReassignments first looks for a better-loaded consumer
+  // on the partition's rack, then for any: both searches end in the same
+  // move (to the least loaded subscriber), so only the second is ported.
   bool reassign(const Partitions& reassignable) {
     bool performed = false;
     bool modified;
@@ -921,6 +944,8 @@ class General {
   }
 
   const Input& in_;
+  const RackInfo& racks_;
+  std::map<std::string, std::size_t> position_;  // in Input::consumers; only when rack-aware
   std::vector<std::string> consumers_;  // in_.consumers
   std::map<std::string, Partitions> current_;
   std::map<Topic, std::vector<std::string>> topic_consumers_;  // consumers in subscription order
@@ -942,7 +967,7 @@ StickyResult StickyAssignor::assign_detailed(const GroupSnapshot& group) const {
   const Input in = prepare(group);
   const RackInfo racks(group, in);
   if (in.all_equal) return racks.aware() ? RackAwareConstrained(in, racks).build() : constrained(in);
-  out.assignment = General(in).build();
+  out.assignment = General(in, racks).build();
   return out;
 }
 

@@ -17,9 +17,8 @@
 // Rack awareness (KIP-881, Kafka 3.5): when members have racks and
 // useRackAwareAssignment says it helps, an owner keeps only owned partitions
 // with a replica on its rack, and unassigned partitions go first to members
-// on a replica's rack within the balance constraints. Only the constrained
-// algorithm is rack-aware so far. Otherwise the output is that of the
-// rack-unaware algorithms.
+// on a replica's rack within the balance constraints, in both algorithms.
+// Otherwise the output is that of the rack-unaware algorithms.
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"
