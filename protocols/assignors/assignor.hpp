@@ -64,7 +64,8 @@ std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group
 
 // AbstractPartitionAssignor.useRackAwareAssignment: only when some consumer
 // has a rack that some replica is on, and (unless preferred) not every
-// partition has replicas on all racks.
+// partition has replicas on all racks. Shared by the range and sticky
+// assignors, which both inherit it in Kafka.
 bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
                                const std::vector<std::string>& partition_racks,
                                const std::vector<std::vector<std::string>>& racks_per_partition, bool prefer);

@@ -4,7 +4,6 @@
 #include <cassert>
 #include <map>
 #include <optional>
-#include <set>
 
 namespace rsim::protocols {
 
@@ -81,19 +80,6 @@ void assign_copartitioned(std::vector<TopicState*>& states, GroupAssignment& out
 }
 
 }  // namespace
-
-bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,
-                               const std::vector<std::string>& partition_racks,
-                               const std::vector<std::vector<std::string>>& racks_per_partition, bool prefer) {
-  const std::set<std::string> consumers(consumer_racks.begin(), consumer_racks.end());
-  const std::set<std::string> all(partition_racks.begin(), partition_racks.end());
-  if (consumers.empty() || std::none_of(consumers.begin(), consumers.end(), [&](const auto& r) { return all.count(r) != 0; }))
-    return false;
-  if (prefer) return true;
-  return !std::all_of(racks_per_partition.begin(), racks_per_partition.end(), [&](const auto& racks) {
-    return std::set<std::string>(racks.begin(), racks.end()) == all;
-  });
-}
 
 GroupAssignment RangeAssignor::assign(const GroupSnapshot& group) const {
   GroupAssignment out;

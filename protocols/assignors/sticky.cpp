@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <deque>
+#include <map>
 #include <set>
 
 namespace rsim::protocols {
@@ -324,6 +326,287 @@ StickyResult constrained(const Input& in) {
   return out;
 }
 
+// ------------------------------------------------------------------ racks
+
+// Kafka's AbstractStickyAssignor.RackInfo for one run. The racks are kept
+// only when rack-aware assignment is useful
+// (AbstractPartitionAssignor.useRackAwareAssignment); otherwise no consumer
+// has a rack here and nothing is rack-aware.
+class RackInfo {
+ public:
+  RackInfo() = default;
+  RackInfo(const GroupSnapshot& group, const Input& in) {
+    std::vector<std::string> consumer_racks;
+    for (const MemberSubscription* m : in.members)
+      if (m->rack && !m->rack->empty()) consumer_racks.push_back(*m->rack);
+    if (consumer_racks.empty()) return;
+    // Every partition of the subscribed topics gets its (possibly empty)
+    // set of replica racks, as soon as some consumer has a rack.
+    std::vector<std::vector<std::string>> racks;
+    std::vector<std::string> all;
+    racks.reserve(in.ids.size());
+    for (const auto& [topic, count] : in.partitions_per_topic) {
+      const auto it = group.partition_racks.find(topic.name());
+      for (int p = 0; p < count; ++p) {
+        std::vector<std::string> r;
+        if (it != group.partition_racks.end() && static_cast<std::size_t>(p) < it->second.size())
+          r = as_set(it->second[static_cast<std::size_t>(p)]);
+        all.insert(all.end(), r.begin(), r.end());
+        racks.push_back(std::move(r));
+      }
+    }
+    if (!use_rack_aware_assignment(consumer_racks, all, racks, group.prefer_rack_aware)) return;
+    aware_ = true;
+    consumer_rack_.resize(in.members.size(), nullptr);
+    for (std::size_t c = 0; c < in.members.size(); ++c) {
+      const auto& rack = in.members[c]->rack;
+      if (rack && !rack->empty()) consumer_rack_[c] = &*rack;
+    }
+    // numConsumersByPartition: consumers whose rack holds a replica.
+    std::map<std::string, int> consumers_on;
+    for (const auto& r : consumer_racks) ++consumers_on[r];
+    consumers_on_racks_.reserve(racks.size());
+    for (const auto& r : racks) {
+      int n = 0;
+      for (const auto& rack : r)
+        if (auto it = consumers_on.find(rack); it != consumers_on.end()) n += it->second;
+      consumers_on_racks_.push_back(n);
+    }
+    partition_racks_ = std::move(racks);
+  }
+
+  bool aware() const { return aware_; }
+  const std::string* rack_of(std::size_t consumer) const { return aware_ ? consumer_rack_[consumer] : nullptr; }
+  // RackInfo.racksMismatch: the consumer has a rack and no replica is on it.
+  bool mismatch(std::size_t consumer, std::size_t partition_id) const {
+    const std::string* rack = rack_of(consumer);
+    return rack != nullptr && !on_rack(partition_id, *rack);
+  }
+  bool on_rack(std::size_t partition_id, const std::string& rack) const {
+    const auto& r = partition_racks_[partition_id];
+    return std::binary_search(r.begin(), r.end(), rack);
+  }
+  int consumers_on_racks(std::size_t partition_id) const { return consumers_on_racks_[partition_id]; }
+  // RackInfo.nextRackConsumer: the first position from `first` on, going
+  // round the list, of a consumer on one of the partition's racks; -1: none.
+  template <class List>
+  long next_rack_consumer(std::size_t partition_id, const List& consumers, std::size_t first) const {
+    if (partition_racks_[partition_id].empty()) return -1;
+    for (std::size_t i = 0; i < consumers.size(); ++i) {
+      const std::size_t index = (first + i) % consumers.size();
+      const std::string* rack = rack_of(consumers[index]);
+      if (rack != nullptr && on_rack(partition_id, *rack)) return static_cast<long>(index);
+    }
+    return -1;
+  }
+
+ private:
+  bool aware_ = false;
+  std::vector<const std::string*> consumer_rack_;        // parallel to Input::consumers
+  std::vector<std::vector<std::string>> partition_racks_;  // by partition id, sorted
+  std::vector<int> consumers_on_racks_;                  // by partition id
+};
+
+// ------------------------------------------------------- constrained, by rack
+
+// Kafka's ConstrainedAssignmentBuilder when rack-aware: owners keep only
+// owned partitions on their rack; the rest is first dealt round-robin among
+// consumers on a replica's rack within the quotas
+// (assignRackAwareRoundRobin), and only then without racks
+// (assignRoundRobin). A direct port: the closed-form deal of constrained()
+// does not hold once racks pick the consumer.
+class RackAwareConstrained {
+ public:
+  RackAwareConstrained(const Input& in, const RackInfo& racks)
+      : in_(in),
+        racks_(racks),
+        n_(static_cast<int>(in.consumers.size())),
+        min_quota_(in.total / n_),
+        max_quota_((in.total + n_ - 1) / n_),
+        expected_over_min_(in.total % n_),
+        assignment_(in.consumers.size()),
+        kept_(in.ids.size(), 0),
+        multiple_(in.ids.size(), 0),
+        maybe_revoked_(in.ids.size(), kNobody) {
+    for (const auto& tp : in.multiple_owners) multiple_[in.ids.id(tp)] = 1;
+  }
+
+  StickyResult build() {
+    out_.transferring.emplace();
+    assign_owned();
+    by_member_id(under_min_);
+    by_member_id(exactly_min_);
+    Partitions unassigned = sorted_by_rack_consumers(unassigned_partitions());
+    unassigned = assign_rack_aware_round_robin(unassigned);
+    assign_round_robin(unassigned);
+    for (std::uint32_t c : in_.by_id)
+      out_.assignment.emplace_hint(out_.assignment.end(), *in_.consumers[c], std::move(assignment_[c]));
+    return std::move(out_);
+  }
+
+ private:
+  static constexpr std::uint32_t kNobody = static_cast<std::uint32_t>(-1);
+
+  // assignOwnedPartitions: as constrained(), but an owned partition with no
+  // replica on its owner's rack is not kept (it may go to someone else).
+  void assign_owned() {
+    for (std::uint32_t c = 0; c < in_.consumers.size(); ++c) {
+      Partitions owned;
+      for (const auto& tp : in_.owned[c]) {
+        const std::size_t id = in_.ids.id(tp);
+        if (racks_.mismatch(c, id)) maybe_revoked_[id] = c;
+        else if (multiple_[id] == 0) owned.push_back(tp);
+      }
+      std::stable_sort(owned.begin(), owned.end(), [&](const TopicPartition& a, const TopicPartition& b) {
+        return a.partition != b.partition ? a.partition < b.partition : in_.ids.rank(a.topic) < in_.ids.rank(b.topic);
+      });
+      keep_owned(c, owned);
+    }
+  }
+
+  void keep_owned(std::uint32_t c, const Partitions& owned) {
+    const int size = static_cast<int>(owned.size());
+    int keep = size;
+    if (size < min_quota_) {
+      under_min_.push_back(c);
+    } else if (size >= max_quota_ && current_over_min_ < expected_over_min_) {
+      if (++current_over_min_ == expected_over_min_) exactly_min_.clear();
+      keep = max_quota_;
+    } else {
+      keep = min_quota_;
+      if (current_over_min_ < expected_over_min_) exactly_min_.push_back(c);
+    }
+    for (int i = 0; i < size; ++i) {
+      const std::size_t id = in_.ids.id(owned[static_cast<std::size_t>(i)]);
+      if (i < keep) {
+        assignment_[c].push_back(owned[static_cast<std::size_t>(i)]);
+        kept_[id] = 1;
+      } else {
+        maybe_revoked_[id] = c;
+      }
+    }
+  }
+
+  template <class List>
+  void by_member_id(List& list) const {
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) { return *in_.consumers[a] < *in_.consumers[b]; });
+  }
+
+  // getUnassignedPartitions: by topic name, then partition.
+  Partitions unassigned_partitions() const {
+    Partitions out;
+    std::size_t id = 0;
+    for (const auto& [topic, count] : in_.partitions_per_topic)
+      for (int p = 0; p < count; ++p, ++id)
+        if (kept_[id] == 0) out.push_back(TopicPartition{topic, p});
+    return out;
+  }
+
+  // RackInfo.sortPartitionsByRackConsumers: partitions with fewer consumers
+  // on their racks first (a stable sort), so they get those consumers.
+  Partitions sorted_by_rack_consumers(Partitions partitions) const {
+    std::stable_sort(partitions.begin(), partitions.end(), [&](const TopicPartition& a, const TopicPartition& b) {
+      return racks_.consumers_on_racks(in_.ids.id(a)) < racks_.consumers_on_racks(in_.ids.id(b));
+    });
+    return partitions;
+  }
+
+  // assignRackAwareRoundRobin: returns the partitions it could not place.
+  Partitions assign_rack_aware_round_robin(const Partitions& unassigned) {
+    Partitions left;
+    std::size_t next = 0;  // nextUnfilledConsumerIndex
+    for (const auto& tp : unassigned) {
+      const std::size_t id = in_.ids.id(tp);
+      std::uint32_t consumer = kNobody;
+      if (const long index = racks_.next_rack_consumer(id, under_min_, next); index >= 0) {
+        consumer = under_min_[static_cast<std::size_t>(index)];
+        next = static_cast<std::size_t>(index);
+        if (fill_under_min(consumer, next)) ++next;
+        next = under_min_.empty() ? 0 : next % under_min_.size();
+      } else if (!exactly_min_.empty()) {
+        consumer = take_exactly_min_on_rack(id);
+      }
+      if (consumer == kNobody) {
+        left.push_back(tp);
+      } else {
+        assign_new(tp, consumer);
+      }
+    }
+    return left;
+  }
+
+  // A member under minQuota about to get one more: it leaves the list when
+  // that reaches minQuota (and may wait for one more among those at
+  // minQuota). Returns whether it stays at `index`.
+  bool fill_under_min(std::uint32_t consumer, std::size_t index) {
+    const int count = static_cast<int>(assignment_[consumer].size()) + 1;
+    if (count < min_quota_) return true;
+    under_min_.erase(under_min_.begin() + static_cast<long>(index));
+    if (count < max_quota_ && current_over_min_ < expected_over_min_) exactly_min_.push_back(consumer);
+    return false;
+  }
+
+  // A member at minQuota on one of the partition's racks, if any, takes it
+  // and reaches maxQuota; kNobody otherwise.
+  std::uint32_t take_exactly_min_on_rack(std::size_t partition_id) {
+    const long index = racks_.next_rack_consumer(partition_id, exactly_min_, 0);
+    if (index < 0) return kNobody;
+    const std::uint32_t consumer = exactly_min_[static_cast<std::size_t>(index)];
+    if (static_cast<int>(assignment_[consumer].size()) + 1 == max_quota_) {
+      exactly_min_.erase(exactly_min_.begin() + index);
+      if (++current_over_min_ == expected_over_min_) exactly_min_.clear();
+    }
+    return consumer;
+  }
+
+  // assignRoundRobin: members under minQuota in turn (a Java iterator over
+  // the list, restarted when it runs out), then those at minQuota in order.
+  void assign_round_robin(const Partitions& unassigned) {
+    std::size_t next = 0;  // the iterator: the position of its next element
+    for (const auto& tp : unassigned) {
+      std::uint32_t consumer;
+      if (next < under_min_.size()) {
+        consumer = under_min_[next++];
+      } else if (!under_min_.empty()) {
+        next = 0;
+        consumer = under_min_[next++];
+      } else {
+        assert(!exactly_min_.empty() && "no more unfilled consumers to be assigned");
+        consumer = exactly_min_.front();
+        exactly_min_.pop_front();
+      }
+      const int count = assign_new(tp, consumer);
+      if (count == min_quota_) {
+        under_min_.erase(under_min_.begin() + static_cast<long>(--next));
+        exactly_min_.push_back(consumer);
+      } else if (count == max_quota_) {
+        ++current_over_min_;
+      }
+    }
+  }
+
+  // assignNewPartition: a partition some other member owned (or two members
+  // claimed) transfers ownership.
+  int assign_new(const TopicPartition& tp, std::uint32_t consumer) {
+    assignment_[consumer].push_back(tp);
+    const std::size_t id = in_.ids.id(tp);
+    if ((maybe_revoked_[id] != kNobody && maybe_revoked_[id] != consumer) || multiple_[id] != 0)
+      (*out_.transferring)[tp] = *in_.consumers[consumer];
+    return static_cast<int>(assignment_[consumer].size());
+  }
+
+  const Input& in_;
+  const RackInfo& racks_;
+  const int n_, min_quota_, max_quota_, expected_over_min_;
+  int current_over_min_ = 0;
+  std::vector<Partitions> assignment_;          // by position in Input::consumers
+  std::vector<char> kept_, multiple_;           // by partition id
+  std::vector<std::uint32_t> maybe_revoked_;    // by partition id: the owner that let it go
+  std::vector<std::uint32_t> under_min_;        // unfilledMembersWithUnderMinQuotaPartitions
+  std::deque<std::uint32_t> exactly_min_;       // unfilledMembersWithExactlyMinQuotaPartitions
+  StickyResult out_;
+};
+
 // ------------------------------------------------------------------ general
 
 struct ConsumerPair {
@@ -403,11 +686,12 @@ class PartitionMovements {
 
 class General {
  public:
-  explicit General(const Input& in) : in_(in) {
+  General(const Input& in, const RackInfo& racks) : in_(in), racks_(racks) {
     for (std::size_t c = 0; c < in_.consumers.size(); ++c) {
       consumers_.push_back(*in_.consumers[c]);
       current_[consumers_.back()] = in_.owned[c];
       subscription_[consumers_.back()] = in_.members[c];
+      if (racks_.aware()) position_[consumers_.back()] = c;
     }
     for (const auto& [t, n] : in_.partitions_per_topic) topic_consumers_[t];
     for (const auto& consumer : consumers_) {
@@ -473,7 +757,10 @@ class General {
       for (const auto& tp : list) {
         if (topic_consumers_.count(tp.topic) == 0) {
           partition_consumer_.erase(tp);
-        } else if (!contains(topics, tp.topic)) {
+        } else if (!contains(topics, tp.topic) || mismatch(consumer, tp)) {
+          // GeneralAssignmentBuilder.assignOwnedPartitions: an owned
+          // partition off its owner's rack is given up like one of a topic
+          // it left.
           revocation_required_ = true;
         } else {
           kept.push_back(tp);
@@ -489,6 +776,9 @@ class General {
   void unsort(const std::string& c) { sorted_.erase({size_of(c), c}); }
   void resort(const std::string& c) { sorted_.insert({size_of(c), c}); }
   bool subscribed(const std::string& c, Topic topic) const { return contains(consumer_topics_.at(c), topic); }
+  bool mismatch(const std::string& c, const TopicPartition& tp) const {
+    return racks_.aware() && racks_.mismatch(position_.at(c), in_.ids.id(tp));
+  }
 
   int max_assignment_size(const std::string& consumer) const {
     const auto& topics = consumer_topics_.at(consumer);
@@ -520,9 +810,11 @@ class General {
     return true;
   }
 
-  bool assign_to_least_loaded(const TopicPartition& tp) {
+  // maybeAssignPartition; `on_rack`: only to a consumer whose rack holds a
+  // replica (or that has no rack).
+  bool assign_to_least_loaded(const TopicPartition& tp, bool on_rack) {
     for (const auto& [count, consumer] : sorted_) {
-      if (!subscribed(consumer, tp.topic)) continue;
+      if (!subscribed(consumer, tp.topic) || (on_rack && mismatch(consumer, tp))) continue;
       const std::string c = consumer;  // the set entry is about to go
       unsort(c);
       current_.at(c).push_back(tp);
@@ -552,8 +844,11 @@ class General {
 
   void balance(Partitions& unassigned) {
     const bool initializing = current_.at(sorted_.rbegin()->second).empty();
-    for (const auto& tp : unassigned)
-      if (!topic_consumers_.at(tp.topic).empty()) assign_to_least_loaded(tp);
+    // GeneralAssignmentBuilder.balance: when rack-aware, first to the least
+    // loaded consumer on a replica's rack, then the rest to anyone.
+    const Partitions off_rack = racks_.aware() ? assign_on_racks(unassigned) : Partitions{};
+    for (const auto& tp : racks_.aware() ? off_rack : unassigned)
+      if (!topic_consumers_.at(tp.topic).empty()) assign_to_least_loaded(tp, false);
 
     // Only partitions of topics with two or more potential consumers, and
     // only consumers that could take or give something, take part.
@@ -584,6 +879,17 @@ class General {
     }
   }
 
+  // The partitions no consumer on a replica's rack could take.
+  Partitions assign_on_racks(const Partitions& unassigned) {
+    Partitions left;
+    for (const auto& tp : unassigned)
+      if (topic_consumers_.at(tp.topic).empty() || !assign_to_least_loaded(tp, true)) left.push_back(tp);
+    return left;
+  }
+
+  // Kafka's performReassignments first looks for a better-loaded consumer
+  // on the partition's rack, then for any: both searches end in the same
+  // move (to the least loaded subscriber), so only the second is ported.
   bool reassign(const Partitions& reassignable) {
     bool performed = false;
     bool modified;
@@ -638,6 +944,8 @@ class General {
   }
 
   const Input& in_;
+  const RackInfo& racks_;
+  std::map<std::string, std::size_t> position_;  // in Input::consumers; only when rack-aware
   std::vector<std::string> consumers_;  // in_.consumers
   std::map<std::string, Partitions> current_;
   std::map<Topic, std::vector<std::string>> topic_consumers_;  // consumers in subscription order
@@ -657,8 +965,9 @@ StickyResult StickyAssignor::assign_detailed(const GroupSnapshot& group) const {
   StickyResult out;
   if (group.members.empty()) return out;
   const Input in = prepare(group);
-  if (in.all_equal) return constrained(in);
-  out.assignment = General(in).build();
+  const RackInfo racks(group, in);
+  if (in.all_equal) return racks.aware() ? RackAwareConstrained(in, racks).build() : constrained(in);
+  out.assignment = General(in, racks).build();
   return out;
 }
 

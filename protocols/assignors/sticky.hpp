@@ -12,8 +12,13 @@
 // HashMap iteration order there (protocols/assignors/java_order.hpp).
 //
 // Owned partitions and generations come from the snapshot (Kafka decodes
-// them from the subscription's user data). Rack-aware placement is not
-// modelled yet.
+// them from the subscription's user data).
+//
+// Rack awareness (KIP-881, Kafka 3.5): when members have racks and
+// useRackAwareAssignment says it helps, an owner keeps only owned partitions
+// with a replica on its rack, and unassigned partitions go first to members
+// on a replica's rack within the balance constraints, in both algorithms.
+// Otherwise the output is that of the rack-unaware algorithms.
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"

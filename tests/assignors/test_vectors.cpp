@@ -1,5 +1,6 @@
 // The assignor vectors from Kafka's own test suites (tests/vectors/), run
 // through the same runner as `rebalance-sim vectors`.
+#include "protocols/assignors/cooperative_sticky.hpp"
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
 #include "tools/vectors/runner.hpp"
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 using namespace rsim;
 
@@ -24,14 +27,6 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
       CAPTURE(e.path().filename().string());
       CAPTURE(c.name);
       CAPTURE(c.detail);
-      // Known gaps of the built-ins, checked (so listed only while they fail):
-      // the cooperative-sticky here is not rack-aware (Kafka 3.5, KIP-881),
-      // so it moves no partition towards its replicas' rack.
-      if (c.name == "uniform-transfer-ownership-list-rack") {
-        CHECK(c.status == vectors::Status::Fail);
-        CHECK(c.detail.find("partitionsTransferringOwnership().size() == 2: got 0") != std::string::npos);
-        continue;
-      }
       CHECK(c.status != vectors::Status::Fail);
       if (c.assignor == "range") CHECK(c.status == vectors::Status::Pass);
       if (c.assignor == "uniform") CHECK(c.status == vectors::Status::Pass);
@@ -56,8 +51,8 @@ TEST_CASE("every vector file runs: no case fails, and every case of an implement
   CHECK(passed_by_assignor["range"] == 24);  // client 15, broker side 9
   CHECK(passed_by_assignor["uniform"] == 15);  // homogeneous 7, heterogeneous 8
   CHECK(passed_by_assignor["roundrobin"] == 9);
-  CHECK(passed_by_assignor["sticky"] == 18);
-  CHECK(passed_by_assignor["cooperative-sticky"] == 20);
+  CHECK(passed_by_assignor["sticky"] == 38);              // 20 of them rack cases
+  CHECK(passed_by_assignor["cooperative-sticky"] == 49);  // 29 of them rack cases
   CHECK(passed_by_assignor["connect"] == 17);
   CHECK(passed_by_assignor["streams sticky"] == 10);
   CHECK(passed_by_assignor["high-availability"] == 38);  // Streams classic: HighAvailabilityTaskAssignorTest, TaskMovementTest
@@ -135,5 +130,219 @@ TEST_CASE("cooperative-sticky withholds a doubly claimed partition even when not
   CHECK(coop.at("b") == std::vector<TP>{{"t0", 1}});
   CHECK(coop.at("c").empty());
   CHECK(coop.at("d").empty());
+}
+
+// ------------------------------------------------- sticky assignors and racks
+// Facts from Kafka's AbstractStickyAssignorTest (its rack-aware tests,
+// KIP-881) and CooperativeStickyAssignorTest. Replica racks are placed as
+// Kafka's AbstractPartitionAssignorTest.partitionInfos places them: replica j
+// of partition i of a topic on broker (i + j + partitions of the topics
+// before it) mod brokers.
+namespace {
+
+using TP = protocols::TopicPartition;
+
+// "t1-0, t1-3" as partitions, in that order.
+std::vector<TP> tps(const std::string& text) {
+  std::vector<TP> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(", ", pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string one = text.substr(pos, end - pos);
+    const auto dash = one.rfind('-');
+    out.push_back(TP{one.substr(0, dash), std::stoi(one.substr(dash + 1))});
+    pos = end + 2;
+  }
+  return out;
+}
+
+const std::vector<std::string> kAll = {"t1", "t2", "t3"};
+const std::vector<std::vector<std::string>> kUniform = {kAll, kAll, kAll};
+const std::vector<std::vector<std::string>> kNonEqual = {kAll, kAll, {"t1", "t3"}};
+
+struct RackGroup {
+  std::vector<std::vector<std::string>> subscriptions = kUniform;
+  int replication_factor = 3;
+  std::vector<std::string> broker_racks = {"a", "b", "c"};
+  std::vector<std::string> consumer_racks = {"a", "b", "c"};  // "": no rack
+  std::vector<std::string> owned;                             // per consumer
+  bool prefer = false;
+};
+
+protocols::GroupSnapshot snapshot(const RackGroup& r) {
+  const std::vector<std::pair<std::string, int>> topics = {{"t1", 6}, {"t2", 7}, {"t3", 2}};
+  protocols::GroupSnapshot g;
+  std::size_t before = 0;
+  for (const auto& [topic, partitions] : topics) {
+    g.topics[topic] = partitions;
+    auto& racks = g.partition_racks[topic];
+    for (std::size_t p = 0; p < static_cast<std::size_t>(partitions); ++p) {
+      std::vector<std::string> on;
+      for (std::size_t j = 0; j < static_cast<std::size_t>(r.replication_factor); ++j) {
+        const auto& rack = r.broker_racks[(p + j + before) % r.broker_racks.size()];
+        if (std::find(on.begin(), on.end(), rack) == on.end()) on.push_back(rack);
+      }
+      racks.push_back(on);
+    }
+    before += static_cast<std::size_t>(partitions);
+  }
+  for (std::size_t i = 0; i < r.subscriptions.size(); ++i) {
+    protocols::MemberSubscription m;
+    m.member_id = "consumer" + std::to_string(i);
+    m.topics = r.subscriptions[i];
+    if (!r.consumer_racks[i].empty()) m.rack = r.consumer_racks[i];
+    if (i < r.owned.size()) m.owned = tps(r.owned[i]);
+    g.members.push_back(m);
+  }
+  g.prefer_rack_aware = r.prefer;
+  return g;
+}
+
+// Kafka's verifyRackAssignment compares each member's partitions as a sorted
+// string and counts partitions with no replica on their member's rack.
+void check_rack_assignment(const protocols::GroupSnapshot& g, const protocols::GroupAssignment& got,
+                           const std::vector<std::string>& want, int mismatches) {
+  int n = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const auto& m = g.members[i];
+    auto have = got.at(m.member_id);
+    auto expected = want[i].empty() ? std::vector<TP>{} : tps(want[i]);
+    std::sort(have.begin(), have.end());
+    std::sort(expected.begin(), expected.end());
+    CAPTURE(m.member_id);
+    CHECK(protocols::to_strings(have) == protocols::to_strings(expected));
+    if (!m.rack) continue;
+    for (const auto& tp : have) {
+      const auto& racks = g.partition_racks.at(tp.topic.name())[static_cast<std::size_t>(tp.partition)];
+      if (std::find(racks.begin(), racks.end(), *m.rack) == racks.end()) ++n;
+    }
+  }
+  CHECK(n == mismatches);
+}
+
+const std::vector<std::string> kUniformNoRacks = {"t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0",
+                                                  "t1-2, t1-5, t2-2, t2-5, t3-1"};
+const std::vector<std::string> kNonEqualNoRacks = {"t1-5, t2-0, t2-2, t2-4, t2-6", "t1-3, t2-1, t2-3, t2-5, t3-0",
+                                                   "t1-0, t1-1, t1-2, t1-4, t3-1"};
+
+// verifyUniformSubscription / verifyNonEqualSubscription: a fresh group, then
+// the same group owning the expected assignment, both give it.
+void check_fresh_and_owned(RackGroup r, const std::vector<std::string>& want, int mismatches) {
+  for (const char* name : {"sticky", "cooperative-sticky"}) {
+    CAPTURE(name);
+    const auto assignor = protocols::make_classic_assignor(name);
+    r.owned.clear();
+    const auto fresh = snapshot(r);
+    check_rack_assignment(fresh, assignor->assign(fresh), want, mismatches);
+    r.owned = want;
+    const auto owning = snapshot(r);
+    check_rack_assignment(owning, assignor->assign(owning), want, mismatches);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sticky, uniform subscription: replicas on fewer racks than consumers' racks, each partition goes to its rack") {
+  RackGroup r;
+  r.replication_factor = 1;
+  check_fresh_and_owned(r, kUniformNoRacks, 0);
+  r.replication_factor = 2;
+  check_fresh_and_owned(r, kUniformNoRacks, 0);
+}
+
+TEST_CASE("sticky, uniform subscription: rack-aware only where useful; preferred, it gives the rack-unaware result") {
+  RackGroup r;
+  check_fresh_and_owned(r, kUniformNoRacks, 0);  // all racks hold every partition: not useful
+  r.prefer = true;
+  check_fresh_and_owned(r, kUniformNoRacks, 0);
+  r.replication_factor = 4;
+  r.broker_racks = {"a", "b", "c", "d"};
+  check_fresh_and_owned(r, kUniformNoRacks, 0);
+  // A consumer on a rack without replicas still gets its share (balance
+  // first): 5 partitions off their member's rack.
+  r = RackGroup{};
+  r.broker_racks = {"a", "b"};
+  check_fresh_and_owned(r, kUniformNoRacks, 5);
+}
+
+TEST_CASE("sticky, non-equal subscription: the general algorithm places partitions on their racks where it can") {
+  RackGroup r;
+  r.subscriptions = kNonEqual;
+  r.replication_factor = 1;
+  check_fresh_and_owned(r, {"t1-3, t2-0, t2-2, t2-3, t2-6", "t1-4, t2-1, t2-4, t2-5, t3-0", "t1-0, t1-1, t1-2, t1-5, t3-1"}, 4);
+  r.replication_factor = 2;
+  check_fresh_and_owned(r, {"t1-3, t2-0, t2-2, t2-5, t2-6", "t1-0, t2-1, t2-3, t2-4, t3-0", "t1-1, t1-2, t1-4, t1-5, t3-1"}, 0);
+  r.replication_factor = 3;
+  r.broker_racks = {"a", "b"};
+  check_fresh_and_owned(r, kNonEqualNoRacks, 5);
+  r.broker_racks = {"a", "b", "c"};
+  r.prefer = true;
+  check_fresh_and_owned(r, kNonEqualNoRacks, 0);
+}
+
+TEST_CASE("sticky with racks that do not help: byte-identical to the same group without racks") {
+  for (const auto& subscriptions : {kUniform, kNonEqual}) {
+    for (const auto& consumer_racks : std::vector<std::vector<std::string>>{{"a", "b", "c"}, {"d", "e", "f"}, {"", "e", "f"}}) {
+      RackGroup r;
+      r.subscriptions = subscriptions;
+      r.consumer_racks = consumer_racks;
+      r.owned = {"t1-0, t1-1, t1-2, t1-3, t1-4", "t1-5, t2-0, t2-1, t2-2, t2-3", "t2-4, t2-5, t2-6, t3-0, t3-1"};
+      auto with_racks = snapshot(r);
+      auto without = with_racks;
+      for (auto& m : without.members) m.rack.reset();
+      without.partition_racks.clear();
+      for (const char* name : {"sticky", "cooperative-sticky"}) {
+        const auto assignor = protocols::make_classic_assignor(name);
+        CHECK(assignor->assign(with_racks) == assignor->assign(without));
+      }
+    }
+  }
+}
+
+TEST_CASE("cooperative-sticky, uniform subscription: owned partitions off their owner's rack are withheld, then move") {
+  RackGroup r;
+  r.replication_factor = 1;
+  r.owned = {"t1-0, t1-1, t1-2, t1-3, t1-4", "t1-5, t2-0, t2-1, t2-2, t2-3", "t2-4, t2-5, t2-6, t3-0, t3-1"};
+  const auto g = snapshot(r);
+  const protocols::CooperativeStickyAssignor coop;
+  check_rack_assignment(g, coop.assign(g), {"t1-0, t1-3", "t2-1", "t2-5, t3-1"}, 0);
+  // Derived, not asserted by Kafka: where everything goes is what Kafka's
+  // test expects of the fresh group, and each of the 10 partitions that
+  // change owner transfers ownership.
+  check_rack_assignment(g, coop.target(g), kUniformNoRacks, 0);
+  CHECK(coop.transferring(g).size() == 10);
+}
+
+TEST_CASE("cooperative-sticky, non-equal subscription: misaligned owners keep their rack's partitions; the next round aligns") {
+  RackGroup r;
+  r.subscriptions = kNonEqual;
+  r.replication_factor = 1;
+  r.owned = {"t1-0, t1-1, t1-2, t1-3, t1-4", "t1-5, t2-0, t2-1, t2-2, t2-3", "t2-4, t2-5, t2-6, t3-0, t3-1"};
+  const auto assignor = protocols::make_classic_assignor("cooperative-sticky");
+  auto g = snapshot(r);
+  check_rack_assignment(g, assignor->assign(g), {"t1-3", "t2-1", "t3-1"}, 0);
+  r.owned = {"t1-3", "t2-1", "t3-1"};
+  g = snapshot(r);
+  check_rack_assignment(g, assignor->assign(g),
+                        {"t1-3, t2-0, t2-2, t2-3, t2-6", "t1-4, t2-1, t2-4, t2-5, t3-0", "t1-0, t1-1, t1-2, t1-5, t3-1"}, 4);
+}
+
+// CooperativeStickyAssignorTest.testUniformSubscriptionTransferOwnershipListIsRight:
+// one replica each, on racks a, b, a, b. c0 (rack a) keeps topic1-0 and c1
+// (rack b) topic1-3; the other two swap owners, one per rack.
+TEST_CASE("cooperative-sticky: two owned partitions off-rack swap owners and both transfer ownership") {
+  protocols::GroupSnapshot g;
+  g.topics = {{"topic1", 4}};
+  g.partition_racks["topic1"] = {{"a"}, {"b"}, {"a"}, {"b"}};
+  g.members = {{"c0", std::nullopt, std::string("a"), {"topic1"}, {TP{"topic1", 0}, TP{"topic1", 1}}, 1},
+               {"c1", std::nullopt, std::string("b"), {"topic1"}, {TP{"topic1", 2}, TP{"topic1", 3}}, 1}};
+  const protocols::CooperativeStickyAssignor coop;
+  const std::map<TP, std::string> moving = {{TP{"topic1", 1}, "c1"}, {TP{"topic1", 2}, "c0"}};
+  CHECK(coop.transferring(g) == moving);
+  CHECK(coop.target(g).at("c0") == std::vector<TP>{{"topic1", 0}, {"topic1", 2}});
+  CHECK(coop.target(g).at("c1") == std::vector<TP>{{"topic1", 3}, {"topic1", 1}});
+  CHECK(coop.assign(g).at("c0") == std::vector<TP>{{"topic1", 0}});
+  CHECK(coop.assign(g).at("c1") == std::vector<TP>{{"topic1", 3}});
 }
 }
