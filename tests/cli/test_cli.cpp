@@ -165,6 +165,20 @@ TEST_CASE("the command line forgives: --version, did-you-mean for commands and o
   const auto seed = cli("run scenarios/quickstart.yaml --seed abc");
   CHECK(seed.code == 2);
   CHECK(seed.err.rfind("rebalance-sim: --seed: wants a non-negative integer, got 'abc'", 0) == 0);
+  // One line, naming the option, the value and where the options are listed.
+  const auto eagr = cli("run scenarios/quickstart.yaml --protocol eagr");
+  CHECK(eagr.code == 2);
+  CHECK(eagr.err == "rebalance-sim: --protocol: unknown protocol 'eagr' (did you mean 'eager'?); one of: eager, cooperative, "
+                    "deferred, incremental, connect, consumer, streams; `rebalance-sim run --help` lists its options\n");
+  const auto pdf = cli("check scenarios/quickstart.yaml --format pdf");
+  CHECK(pdf.code == 2);
+  CHECK(pdf.err == "rebalance-sim: --format: unknown format 'pdf'; one of: text, junit; `rebalance-sim check --help` lists its options\n");
+  // A file that cannot be written names the option that asked for it.
+  const auto html = cli("run scenarios/quickstart.yaml --html /nonexistent-dir/report.html");
+  CHECK(html.code == 2);
+  CHECK(html.err == "rebalance-sim: --html: cannot write /nonexistent-dir/report.html\n");
+  const auto trace = cli("run scenarios/quickstart.yaml --trace /nonexistent-dir/trace.json");
+  CHECK(trace.err == "rebalance-sim: --trace: cannot write /nonexistent-dir/trace.json\n");
 }
 
 TEST_CASE("run --timeline jsonl writes only JSON Lines to stdout (the summary goes to stderr)") {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 #include <vector>
@@ -42,7 +43,12 @@ std::optional<std::string> unknown_subcommand(const CLI::App& app, int argc, cha
 }
 
 std::string explain(CLI::App& app, const CLI::ParseError& e) {
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) {
+    // Say where to read the options of the command that failed.
+    const auto parsed = app.get_subcommands();
+    if (parsed.empty()) return fmt::format("{}; `rebalance-sim --help` lists the commands", e.what());
+    return fmt::format("{}; `rebalance-sim {} --help` lists its options", e.what(), parsed.front()->get_name());
+  }
   for (auto* sub : app.get_subcommands()) {
     const auto names = long_options(*sub);
     for (const auto& extra : sub->remaining()) {
@@ -67,6 +73,16 @@ const CLI::Validator& non_negative_integer() {
       },
       "UINT", "non-negative integer");
   return v;
+}
+
+CLI::Validator one_of(std::string what, std::vector<std::string> names) {
+  return CLI::Validator(
+      [what = std::move(what), names = std::move(names)](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        return fmt::format("unknown {} '{}'{}; one of: {}", what, text, scenario::did_you_mean(text, views(names)),
+                           fmt::join(names, ", "));
+      },
+      "", "one of a list");
 }
 
 }  // namespace rsim::cli

@@ -20,4 +20,7 @@ std::string explain(CLI::App& app, const CLI::ParseError& e);
 // For --seed and the like: CLI11's own check prints a range to 1e308.
 const CLI::Validator& non_negative_integer();
 
+// A value from a fixed list: "unknown WHAT 'x' (did you mean 'y'?); one of: a, b".
+CLI::Validator one_of(std::string what, std::vector<std::string> names);
+
 }  // namespace rsim::cli

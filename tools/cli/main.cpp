@@ -164,9 +164,10 @@ int cmd_list(bool config, const std::string& format) {
   return kOk;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
+// `option` names the option that asked for the file (--out, --html, ...).
+void write_file(const std::filesystem::path& path, const std::string& text, std::string_view option = "--out") {
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(fmt::format("--out: cannot write {}", path.string()));
+  if (!out) throw UsageError(fmt::format("{}: cannot write {}", option, path.string()));
   out << text;
 }
 
@@ -184,7 +185,7 @@ void write_html_file(const std::string& file, const std::string& scenario, std::
   } catch (const report::VegaMissing& e) {
     throw UsageError(fmt::format("--html: {}", e.what()));
   }
-  write_file(file, html.str());
+  write_file(file, html.str(), "--html");
 }
 
 int cmd_run(const RunArgs& a) {
@@ -245,7 +246,7 @@ int cmd_run(const RunArgs& a) {
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
     report::write_perfetto(trace, run.trace.events(), run.resources, run.end, load_rates(s));
-    write_file(a.trace_file, trace.str());
+    write_file(a.trace_file, trace.str(), "--trace");
   }
   if (a.format == "json") {
     std::cout << json.str();
@@ -744,7 +745,7 @@ int report_statistics(const sweep::Plan& plan, const std::vector<sweep::Record>&
   if (!html_file.empty()) {
     std::ostringstream html;
     sweep::write_plot_html(html, plan, cells, shown, title, "--html");
-    write_file(html_file, html.str());
+    write_file(html_file, html.str(), "--html");
   }
   sweep::write_tables(std::cout, plan, cells, shown, title);
   const bool violated = std::any_of(records.begin(), records.end(), [](const auto& r) { return r.violated(); });
@@ -891,7 +892,7 @@ int main(int argc, char** argv) {
   std::string list_format = "text";
   list->add_flag("--config", list_config, "every config key: default, unit, the protocols that use it, its meaning");
   list->add_option("--format", list_format, "with --config: text or markdown (docs/config-reference.md)")
-      ->check(CLI::IsMember({"text", "markdown"}))
+      ->check(cli::one_of("format", {"text", "markdown"}))
       ->capture_default_str();
   list->footer("Examples:\n  rebalance-sim list\n  rebalance-sim list --config");
 
@@ -901,15 +902,15 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one variant of a scenario and print its summary");
   run->add_option("FILE", run_args.file, "scenario file")->required();
   run->add_option("--protocol", run_args.protocol, "override the scenario's protocol")
-      ->check(CLI::IsMember(protocol_list));
+      ->check(cli::one_of("protocol", protocol_list));
   run->add_option("--assignor", run_args.assignor, "override the scenario's assignor");
   run->add_option("--assignor-exec", run_args.assignor_exec, "a plug-in assignor: CMD runs once per run and answers one JSON line per rebalance (README, \"Bring your own assignor\")");
   run->add_option("--seed", run_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   run->add_option("--timeline", run_args.timeline, "print the timeline: text, jsonl or none")
-      ->check(CLI::IsMember({"text", "jsonl", "none"}))
+      ->check(cli::one_of("timeline format", {"text", "jsonl", "none"}))
       ->capture_default_str();
   run->add_option("--format", run_args.format, "summary format: table or json")
-      ->check(CLI::IsMember({"table", "json"}))
+      ->check(cli::one_of("format", {"table", "json"}))
       ->capture_default_str();
   run->add_option("--out", run_args.out_dir, "also write timeline.txt, timeline.jsonl, summary.json and summary.txt here");
   run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
@@ -935,7 +936,7 @@ int main(int argc, char** argv) {
   compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   compare->add_option("--html", compare_args.html_file, "also write a self-contained HTML report, the variants stacked");
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
-      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}))
+      ->check(cli::one_of("format", {"table", "csv", "json", "markdown"}))
       ->capture_default_str();
   compare->add_option("--seeds", compare_args.seeds, "N seeds from the scenario's, or A..B: each variant's mean, error (99.9% CI), min and max");
   compare->add_option("--jobs", compare_args.jobs, "with --seeds: runs at once, each in a worker process (default: every core)")
@@ -958,12 +959,12 @@ int main(int argc, char** argv) {
   check->add_flag("--update-baseline", check_args.update, "write the current metrics to --baseline instead of comparing");
   check->add_option("--tolerance", check_args.tolerances, "allowed rise of a metric in percent, e.g. downtime.total=5")
       ->delimiter(',');
-  check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(CLI::IsMember(protocol_list));
+  check->add_option("--protocol", check_args.protocol, "run every scenario with this protocol")->check(cli::one_of("protocol", protocol_list));
   check->add_option("--assignor", check_args.assignor, "run every scenario with this assignor");
   check->add_option("--assignor-exec", check_args.assignor_exec, "a plug-in assignor: CMD runs once per run and answers one JSON line per rebalance (README, \"Bring your own assignor\")");
   check->add_option("--seed", check_args.seed, "override every scenario's seed")->check(cli::non_negative_integer());
   check->add_option("--format", check_args.format, "text, or junit (JUnit XML for CI systems)")
-      ->check(CLI::IsMember({"text", "junit"}))
+      ->check(cli::one_of("format", {"text", "junit"}))
       ->capture_default_str();
   check->footer("Every metric a baseline keeps is better when lower; runs are deterministic, so without a\n"
                 "tolerance any rise is a regression. Exit 1 on a failed expectation, an invariant violation\n"
@@ -982,7 +983,7 @@ int main(int argc, char** argv) {
   assign->add_option("--protocol", assign_protocol,
                      "assignor family: classic (client side), consumer or streams (broker side); with --assignor-exec "
                      "also cooperative (a classic rebalance that lets the plug-in withhold what moves)")
-      ->check(CLI::IsMember({"classic", "consumer", "streams", "cooperative"}))
+      ->check(cli::one_of("protocol side", {"classic", "consumer", "streams", "cooperative"}))
       ->capture_default_str();
   assign->footer("Examples:\n  rebalance-sim assign --assignor range tests/snapshots/two-topics.json\n"
                  "  rebalance-sim assign --assignor roundrobin tests/snapshots/two-topics.json\n"
@@ -1070,9 +1071,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line: most explanations already say which --help lists the options.
-    const std::string why = cli::explain(app, e);
-    std::cerr << "rebalance-sim: " << why << (why.find("--help") == std::string::npos ? "; `rebalance-sim --help` lists the commands" : "") << '\n';
+    std::cerr << "rebalance-sim: " << cli::explain(app, e) << '\n';  // one line, naming the --help to read
     return kBadInput;
   }
 
