@@ -163,7 +163,23 @@ TEST_CASE("the HTML report of a large group aggregates per member and stays smal
     CHECK(has(page.dom, "Gradient legend titled 'resources held'"));
     CHECK(has(page.dom, "Y-axis titled 'member' for a discrete scale with 300 values"));
     CHECK(has(page.dom, "Subtitle text 'the 40 longest of 3000 resources'"));
+    CHECK_FALSE(has(page.dom, "the resources of"));
   }
   std::filesystem::remove_all(page.dir);
+}
+
+TEST_CASE("--html-focus drills down from the aggregate to some members' resources") {
+  // m000 holds T-0..T-9 (3,000 partitions over 300 members) before its bounce.
+  const auto page = render("run --html-focus m000", big_group());
+  if (page.dom.empty()) {
+    MESSAGE("skipped: Chromium is not installed");
+  } else {
+    CHECK(has(page.dom, "Title text 'cooperative/cooperative-sticky, the resources of m000: who owns each resource'"));
+    CHECK(has(page.dom, "Title text 'cooperative/cooperative-sticky: resources held per member'"));  // the aggregate stays
+  }
+  std::filesystem::remove_all(page.dir);
+  CHECK(sh(fmt::format("cd '{}' && '{}' run scenarios/quickstart.yaml --html /dev/null --html-focus Z 2>&1 | "
+                       "grep -q \"^rebalance-sim: --html-focus: the run has no member 'Z'$\"",
+                       RSIM_SOURCE_DIR, RSIM_BINARY)) == 0);
 }
 }

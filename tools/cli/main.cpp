@@ -91,6 +91,7 @@ struct RunArgs {
   std::string out_dir;
   std::string trace_file;
   std::string html_file;
+  std::vector<std::string> html_focus;
   std::string records_file;
   bool heartbeats = false;
 };
@@ -177,11 +178,14 @@ std::optional<metrics::LoadRates> load_rates(const scenario::Scenario& s) {
   return metrics::LoadRates{s.load->produce_rate, s.load->process_rate};
 }
 
-void write_html_file(const std::string& file, const std::string& scenario, std::uint64_t seed, Time end,
-                     const std::vector<report::HtmlVariant>& variants) {
+void write_html_file(const std::string& file, const scenario::Scenario& s, std::uint64_t seed, Time end,
+                     const std::vector<report::HtmlVariant>& variants, const std::vector<std::string>& focus) {
+  for (const auto& m : focus)  // any member of the run, scaled-out ones too
+    if (std::none_of(variants.front().events->begin(), variants.front().events->end(), [&](const auto& ev) { return ev.actor == m; }))
+      throw UsageError(fmt::format("--html-focus: the run has no member '{}'", m));
   std::ostringstream html;
   try {
-    report::write_html(html, scenario, seed, end, variants);
+    report::write_html(html, s.name, seed, end, variants, focus);
   } catch (const report::VegaMissing& e) {
     throw UsageError(fmt::format("--html: {}", e.what()));
   }
@@ -241,8 +245,9 @@ int cmd_run(const RunArgs& a) {
     write_file(dir / "summary.txt", table.str());
   }
   if (!a.html_file.empty())
-    write_html_file(a.html_file, s.name, run.seed, run.end,
-                    {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary, load_rates(s)}});
+    write_html_file(a.html_file, s, run.seed, run.end,
+                    {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary, load_rates(s)}},
+                    a.html_focus);
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
     report::write_perfetto(trace, run.trace.events(), run.resources, run.end, load_rates(s));
@@ -268,6 +273,7 @@ int cmd_run(const RunArgs& a) {
 struct CompareArgs {
   std::string file;
   std::string html_file;
+  std::vector<std::string> html_focus;
   std::vector<std::string> protocols;
   std::vector<std::string> assignors;
   std::string assignor_exec;
@@ -313,7 +319,7 @@ int cmd_compare(const CompareArgs& a) {
     std::stable_sort(html_variants.begin(), html_variants.end(), [](const auto& x, const auto& y) {
       return x.summary.downtime.total < y.summary.downtime.total;
     });
-    write_html_file(a.html_file, s.name, seed, runs.front().end, html_variants);
+    write_html_file(a.html_file, s, seed, runs.front().end, html_variants, a.html_focus);
   }
   report::rank(rows);
   if (a.format == "csv") report::write_compare_csv(std::cout, rows);
@@ -916,6 +922,9 @@ int main(int argc, char** argv) {
   run->add_flag("--heartbeats", run_args.heartbeats, "include routine heartbeats in the text timeline");
   run->add_option("--trace", run_args.trace_file, "write a Perfetto / Chrome trace-event JSON file (ui.perfetto.dev)");
   run->add_option("--html", run_args.html_file, "write a self-contained HTML report");
+  run->add_option("--html-focus", run_args.html_focus, "members whose resources the report draws one by one where it aggregates")
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one comma-separated value: a FILE after it stays the FILE
   run->add_option("--records", run_args.records_file,
                   "write the group's records (consumer, streams) as Kafka writes them, one JSON line each");
   run->footer("Examples:\n"
@@ -935,6 +944,9 @@ int main(int argc, char** argv) {
   compare->add_option("--assignor-exec", compare_args.assignor_exec, "a plug-in assignor, run as assignor exec (beside those --assignors names)");
   compare->add_option("--seed", compare_args.seed, "override the scenario's seed")->check(cli::non_negative_integer());
   compare->add_option("--html", compare_args.html_file, "also write a self-contained HTML report, the variants stacked");
+  compare->add_option("--html-focus", compare_args.html_focus, "members whose resources the report draws one by one where it aggregates")
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one comma-separated value: a FILE after it stays the FILE
   compare->add_option("--format", compare_args.format, "table, csv, json or markdown")
       ->check(cli::one_of("format", {"table", "csv", "json", "markdown"}))
       ->capture_default_str();

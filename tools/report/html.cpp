@@ -5,6 +5,7 @@
 #include "tools/report/vega.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -200,7 +201,8 @@ Json ownership_detail(const std::string& title, const Replay& r, const std::vect
 // it held (a heat map); the tooltip gives the count.
 Json ownership_aggregate(const std::string& title, const Replay& r, std::size_t resources, double end_s) {
   Json spec = base_spec(title + ": resources held per member",
-                        fmt::format("{} resources: aggregated per member (one row each), coloured by how many it holds", resources),
+                        fmt::format("{} resources: aggregated per member (one row each), coloured by how many it holds; "
+                                    "--html-focus MEMBER,.. draws those members' resources one by one", resources),
                         rows_height(r.members.size()), end_s);
   std::map<std::string, std::map<std::int64_t, int>> delta;  // member -> time (us) -> change in held
   for (const auto& b : r.bars) {
@@ -372,10 +374,33 @@ constexpr const char* kCss =
     "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
     "td:first-child,th:first-child{text-align:left}div.chart{margin:12px 0}";
 
+// The drill-down of an aggregated chart: the resources `focus` ever owned
+// (the first kDetailResources of them), one row each, every owner shown.
+Json focus_detail(const HtmlVariant& v, const Replay& r, const std::vector<std::string>& focus, double end_s) {
+  std::set<std::string> wanted;
+  for (const auto& b : r.bars)
+    if (std::find(focus.begin(), focus.end(), b.member) != focus.end()) wanted.insert(b.resource);
+  std::vector<std::string> rows;
+  for (const auto& res : v.resources)
+    if (wanted.count(res) != 0 && rows.size() < kDetailResources) rows.push_back(res);
+  const std::set<std::string> shown(rows.begin(), rows.end());
+  Replay part;
+  part.epochs = r.epochs;
+  part.markers = r.markers;
+  std::set<std::string> owners;
+  for (const auto& b : r.bars)
+    if (shown.count(b.resource) != 0) {
+      part.bars.push_back(b);
+      owners.insert(b.member);
+    }
+  part.members.assign(owners.begin(), owners.end());
+  return ownership_detail(fmt::format("{}, the resources of {}", v.title, fmt::join(focus, ", ")), part, rows, end_s);
+}
+
 }  // namespace
 
 void write_html(std::ostream& out, const std::string& scenario, std::uint64_t seed, Time end,
-                const std::vector<HtmlVariant>& variants) {
+                const std::vector<HtmlVariant>& variants, const std::vector<std::string>& focus) {
   const auto modules = read_vega_modules();  // a missing module fails before anything is written
   std::vector<Json> specs;
   std::string body = fmt::format("<h1>{} <small>(seed {}, {} simulated)</small></h1>\n", escape_html(scenario), seed, format_time(end));
@@ -391,6 +416,10 @@ void write_html(std::ostream& out, const std::string& scenario, std::uint64_t se
     body += fmt::format("{{chart-{}}}", specs.size());
     specs.push_back(detail ? ownership_detail(v.title, r, v.resources, seconds(end))
                            : ownership_aggregate(v.title, r, v.resources.size(), seconds(end)));
+    if (!detail && !focus.empty()) {
+      body += fmt::format("{{chart-{}}}", specs.size());
+      specs.push_back(focus_detail(v, r, focus, seconds(end)));
+    }
     if (v.load) {
       body += fmt::format("{{chart-{}}}", specs.size());
       specs.push_back(lag_chart(v.title, v, end, r));

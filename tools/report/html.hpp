@@ -24,8 +24,9 @@ struct HtmlVariant {
   std::optional<metrics::LoadRates> load;  // the scenario's load: draws the lag curve
 };
 
-// Throws VegaMissing when libjs-vega cannot be read.
+// Throws VegaMissing when libjs-vega cannot be read. `focus` (members) drills
+// down where a chart aggregates: one row per resource those members owned.
 void write_html(std::ostream& out, const std::string& scenario, std::uint64_t seed, Time end,
-                const std::vector<HtmlVariant>& variants);
+                const std::vector<HtmlVariant>& variants, const std::vector<std::string>& focus = {});
 
 }  // namespace rsim::report
