@@ -436,3 +436,50 @@ TEST_CASE("truncated files never crash the loader") {
   CHECK(loaded > 0);
 }
 }
+
+namespace {
+struct YamlBlock {
+  int line = 0;  // of the block's first line in its document
+  std::string text;
+};
+
+// The ```yaml blocks of a Markdown document.
+std::vector<YamlBlock> yaml_blocks(const std::string& path) {
+  std::istringstream in(read(path));
+  std::vector<YamlBlock> out;
+  bool inside = false;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (!inside && line.rfind("```yaml", 0) == 0) {
+      inside = true;
+      out.push_back({n + 1, ""});
+    } else if (inside && line.rfind("```", 0) == 0) {
+      inside = false;
+    } else if (inside) {
+      out.back().text += line + "\n";
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST_SUITE("scenarios") {
+// The docs agree with the loader: a whole scenario in docs/scenario-format.md
+// or the README loads as written.
+TEST_CASE("the scenarios the docs show in full load as written") {
+  int whole = 0;
+  for (const std::string doc : {"/docs/scenario-format.md", "/README.md"}) {
+    for (const auto& block : yaml_blocks(kSource + doc)) {
+      const bool scenario = block.text.rfind("name:", 0) == 0 || block.text.find("\nname:") != std::string::npos;
+      if (!scenario || block.text.find("members:") == std::string::npos) continue;  // a fragment of one
+      if (block.text.rfind("# every key, annotated", 0) == 0) continue;               // the reference listing
+      CAPTURE(doc);
+      CAPTURE(block.line);
+      ++whole;
+      CHECK_NOTHROW((void)load_text(block.text, doc));
+    }
+  }
+  CHECK(whole >= 2);
+}
+}
