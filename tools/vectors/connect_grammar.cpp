@@ -52,7 +52,7 @@ const std::map<std::string, Kind>& vocabulary() {
                        "standard", "perform", "performs", "immediately", "also", "once", "more", "same", "configs", "config",
                        "empty", "its", "state", "is", "are", "was", "were", "to", "in", "on", "does", "did", "yet",
                        "group", "instance", "one", "other", "load", "assignment", "assignments", "all", "it", "mocktime", "(", ")",
-                       "+", "=", "-", "'", "\"", "!"});
+                       "+", "=", "-", ",", "'", "\"", "!"});
     return w;
   }();
   return words;
