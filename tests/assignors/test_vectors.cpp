@@ -159,6 +159,10 @@ TEST_CASE("connect grammar: one fact in several phrasings reads the same") {
   CHECK(read_actions("failed rebalance (assignment computed but not applied)")[0].failed);
   const auto running = read_actions("add worker2 running connector1 + connector1-0..3");
   CHECK(running[0].items == std::vector<std::string>{"connector1", "connector1-0..3"});
+  const auto listed = read_actions("worker2 joins with connector1 and connector1-0..3, then the group rebalances");
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].items == running[0].items);
+  CHECK(listed[1].verb == Verb::Rebalance);
   CHECK_THROWS_AS(read_actions("teleport worker2 to the moon"), Unreadable);
   CHECK_THROWS_AS(read_actions("sleep"), Unreadable);
   const auto claims = read_claims("no candidates, scheduledRebalance = now+300000; delay > 0, lost items go to general re-assignment");

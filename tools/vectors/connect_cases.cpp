@@ -154,6 +154,13 @@ class Rounds : public CaseRun {
   }
 
   void join(const YAML::Node& at, const std::string& name, const std::vector<std::string>& items) {
+    // "add connector3 with 4 tasks": a connector is configured, not a worker.
+    if (starts_with(name, "connector") && workers_.count(name) == 0 && items.size() == 1 && is_number(items[0])) {
+      connectors_[name] = integer(at, items[0]);
+      return;
+    }
+    if (std::any_of(items.begin(), items.end(), [](const auto& i) { return is_number(i); }))
+      fail(at, fmt::format("unknown step: what does worker '{}' run?", name));
     if (workers_.count(name) != 0) fail(at, fmt::format("worker '{}' already exists", name));
     cn::Work w;
     for (const auto& item : items) add_item(at, w, item);

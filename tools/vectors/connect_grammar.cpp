@@ -51,7 +51,8 @@ const std::map<std::string, Kind>& vocabulary() {
                        "time", "clock", "by", "for", "of", "again", "another", "follow-up", "followup", "second", "third",
                        "standard", "perform", "performs", "immediately", "also", "once", "more", "same", "configs", "config",
                        "empty", "its", "state", "is", "are", "was", "were", "to", "in", "on", "does", "did", "yet",
-                       "group", "instance", "one", "other", "load", "assignment", "assignments", "all", "it", "mocktime", "(", ")",
+                       "group", "instance", "one", "and", "then", "&", "revocations", "revocation", "revokes", "revoking",
+                       "successive", "round", "rounds", "first", "initial", "next", "final", "expected", "other", "load", "assignment", "assignments", "all", "it", "mocktime", "(", ")",
                        "+", "=", "-", ",", "'", "\"", "!"});
     return w;
   }();
@@ -86,13 +87,16 @@ int lag_of(const std::string& token) {  // "generation-2" -> 2
 
 bool separator(const std::string& t) { return t == ";" || t == "," || lower(t) == "and" || lower(t) == "then" || t == "&"; }
 
-// Splits tokens into parts; after a "running" word, the rest up to ';' is
-// one list of work ("running connector1, connector1-0..3").
+// Splits tokens into parts; after a "running" word a list of work goes on
+// across ',' and "and" while the next word is an item ("running connector1,
+// connector1-0..3"), and ends at ';', "then" or a word that is not an item.
 std::vector<std::vector<std::string>> parts(const std::vector<std::string>& tokens) {
   std::vector<std::vector<std::string>> out(1);
   bool listing = false;
-  for (const auto& t : tokens) {
-    if (t == ";" || (!listing && separator(t))) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    const bool item_next = i + 1 < tokens.size() && is_name(tokens[i + 1]);
+    if (t == ";" || lower(t) == "then" || (separator(t) && !(listing && item_next))) {
       out.emplace_back();
       listing = false;
       continue;
@@ -150,8 +154,11 @@ void read_word(Reading& r, const std::vector<std::string>& p, std::size_t& i) {
   }
   if (t == "/" && i + 1 < p.size() && is_number(p[i + 1])) {
     r.action.amount.divisor = std::stoi(p[++i]);
-  } else if (is_number(t)) {
-    r.number = std::stoll(t);
+  } else if (is_number(t) || (is_number(t.substr(0, 1)) && t.find('_') != std::string::npos)) {  // "300_000"
+    std::string digits = t;
+    std::erase(digits, '_');
+    if (!is_number(digits)) r.unknown.push_back(t);
+    else r.number = std::stoll(digits);
   } else if (is_name(t)) {
     r.action.names.push_back(t);
   } else {
