@@ -322,7 +322,9 @@ class LostSteps : public CaseRun {
     // Every Java test of this kind starts with the configured workers as the
     // previous round's members.
     assignor_->set_previous_members(members);
-    for (const auto& s : case_["expect"]["steps"]) step(s);
+    // The extractor may list the steps under input or under expect.
+    const YAML::Node& steps = case_["expect"]["steps"] ? case_["expect"]["steps"] : in["steps"];
+    for (const auto& s : steps) step(s);
   }
 
  private:
@@ -494,7 +496,7 @@ CaseResult ConnectCases::run(const YAML::Node& c) {
     run.run();
     return finish(run);
   }
-  if (expect["steps"]) {
+  if (expect["steps"] || in["steps"]) {
     LostSteps run(path_, c);
     run.run();
     return finish(run);

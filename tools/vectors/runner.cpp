@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 namespace rsim::vectors {
 
@@ -139,6 +140,8 @@ class FileRunner {
         } catch (const YAML::Exception& e) {  // a value of the wrong type
           out.cases.push_back({case_name(c), "", t.name, Status::Skip,
                                fmt::format("cannot read the case: {}", InputError(path_, mark_of(e), "malformed case: " + e.msg).what())});
+        } catch (const std::logic_error& e) {  // a value out of range for its reader (a number too large, a missing word)
+          out.cases.push_back({case_name(c), "", t.name, Status::Skip, fmt::format("cannot read the case: {}: {}", path_, e.what())});
         }
       }
     }
