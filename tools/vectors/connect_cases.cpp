@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <set>
@@ -224,10 +225,26 @@ class Rounds : public CaseRun {
         {"complete_and_balanced", "balanced_and_complete"}, {"balanced_and_complete_allocation", "balanced_and_complete"},
         {"empty_assignment", "empty_assignment"}, {"no_changes", "empty_assignment"}, {"unchanged", "empty_assignment"},
         {"no_revocations", "no_revocations"}, {"no_revocation", "no_revocations"}, {"no_revokes", "no_revocations"}};
-    std::string k = lower(key);
-    std::replace_if(k.begin(), k.end(), [](char c) { return c == '-' || c == ' '; }, '_');
+    std::string k;  // camelCase and spaces to snake_case: "assertConnectorAllocations" -> "assert_connector_allocations"
+    for (char c : key) {
+      if (std::isupper(static_cast<unsigned char>(c)) != 0 && !k.empty()) k += '_';
+      k += (c == '-' || c == ' ') ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (starts_with(k, "assert_") && alias.count(k) == 0) k = k.substr(7);  // Kafka's assertX helpers
     const auto it = alias.find(k);
     return it == alias.end() ? std::string() : it->second;
+  }
+
+  // A list written as a YAML sequence or as "a, b, c" / "[a, b]".
+  static std::vector<std::string> list_of(const YAML::Node& v) {
+    std::vector<std::string> out;
+    if (v.IsSequence()) {
+      for (const auto& x : v) out.push_back(x.as<std::string>());
+      return out;
+    }
+    std::string text = v.as<std::string>();
+    std::erase_if(text, [](char c) { return c == '[' || c == ']' || c == '{' || c == '}'; });
+    return split(text, ", ");
   }
 
   // A flag written `true` is asserted; `false` asserts nothing.
@@ -255,12 +272,12 @@ class Rounds : public CaseRun {
         if (asserted(v)) check(assignor_->delay() == 0, fmt::format("{}: delay want 0 got {}", at, assignor_->delay()));
       } else if (key == "workers") {
         std::set<std::string> want, got;
-        for (const auto& w : v) want.insert(w.as<std::string>());
+        for (const auto& w : list_of(v)) want.insert(w);
         for (const auto& [w, work] : last_.all) got.insert(w);
         check(want == got, fmt::format("{}: workers want {} got {}", at, want, got));
       } else if (key == "connector_allocations" || key == "task_allocations") {
         std::vector<int> want;
-        for (const auto& n : v) want.push_back(n.as<int>());
+        for (const auto& n : list_of(v)) want.push_back(integer(v, n));
         std::sort(want.begin(), want.end());
         const auto got = sorted_counts(workers_, key == "connector_allocations");
         check(want == got, fmt::format("{}: {} want {} got {}", at, key, want, got));
