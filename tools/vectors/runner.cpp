@@ -20,6 +20,7 @@
 #include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -439,6 +440,29 @@ class FileRunner {
     return check_property(text, ctx, diff).held;
   }
 
+  // A property as one sentence, or a list of them (read as clauses).
+  static std::string property_text(const YAML::Node& v) {
+    if (!v.IsSequence()) return v.as<std::string>();
+    std::string text;
+    for (const auto& x : v) text += (text.empty() ? "" : "; ") + x.as<std::string>();
+    return text;
+  }
+
+  // An expectation key by its meaning: camelCase to snake_case, and the
+  // extractor's other names for the exact assignment.
+  static std::string canonical_key(const std::string& key) {
+    std::string k;
+    for (char c : key) {
+      if (std::isupper(static_cast<unsigned char>(c)) != 0 && !k.empty()) k += '_';
+      k += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    static const std::map<std::string, std::string> alias = {
+        {"expected_assignment", "assignment"}, {"assignments", "assignment"}, {"expected", "assignment"},
+        {"partitions_transferring_ownership()", "partitions_transferring_ownership"}, {"properties", "property"}};
+    const auto it = alias.find(k);
+    return it == alias.end() ? k : it->second;
+  }
+
   CaseResult run_case(const YAML::Node& c, const Target& target) const {
     CaseResult r;
     r.name = c["name"] ? c["name"].as<std::string>() : std::string("?");
@@ -486,7 +510,7 @@ class FileRunner {
     std::string diff;
     bool ok = true;
     for (const auto& kv : expect) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = canonical_key(kv.first.as<std::string>());
       const YAML::Node& v = kv.second;
       if (key == "compare" || key == "assignment_is" || key == "note") continue;
       if (key == "assignment") {
@@ -521,7 +545,7 @@ class FileRunner {
           diff += fmt::format("\n      partitions transferring ownership: want {{{}}} got {{{}}}", fmt::join(w, ", "), fmt::join(h, ", "));
         }
       } else if (key == "also") {  // a further property, e.g. "re-running with owned = this assignment returns the same"
-        const auto verdict = check_property(v.as<std::string>(), context(*assignor, cooperative, g, got), diff);
+        const auto verdict = check_property(property_text(v), context(*assignor, cooperative, g, got), diff);
         if (!verdict.held) {
           unchecked.push_back(fmt::format("also '{}'", verdict.unknown));
           continue;
@@ -578,7 +602,7 @@ class FileRunner {
             if (k == "members" || k == "assignment" || k == "assignment_is" || k == "partitions_transferring_ownership" || k == "note" || k == "compare") continue;
             std::string prop_diff;
             const PropertyContext ctx = context(*assignor, cooperative, step, result);
-            const auto held = k == "property" || k == "also" ? check_property(kv2.second.as<std::string>(), ctx, prop_diff).held
+            const auto held = k == "property" || k == "also" ? check_property(property_text(kv2.second), ctx, prop_diff).held
                                                             : keyed_property(k, kv2.second, ctx, prop_diff);
             if (!held) {
               unchecked.push_back(fmt::format("round {} {}", round, k));
@@ -610,7 +634,7 @@ class FileRunner {
       } else if (key == "derived_for_reference") {
         ok &= same(expected(v), got, mode, false, diff);
       } else if (key == "property") {
-        const std::string text = v.as<std::string>();
+        const std::string text = property_text(v);
         if (text.rfind("replacing ", 0) == 0 && text.find("(same instance id)") != std::string::npos) {
           // "replacing A by memberA1 (same instance id) keeps every member's
           // partitions identical": a static member rejoining with a new
