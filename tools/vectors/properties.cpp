@@ -148,6 +148,13 @@ std::optional<bool> one_clause(const std::string& clause, int generation, const 
                      "max-min <= 1", "max-min<=1", "max - min <= 1"}))
     return tightly_balanced(ctx.group, ctx.got, false, diff);
   if (mentions(low, {"balance"})) return movable_balanced(ctx.group, ctx.got, diff);
+  // Claims about one member ("topic-0 assigned to consumer1") or about
+  // invalidated ownership are not the group-wide properties below.
+  const auto words = tokenize(clause);
+  const bool names_member = std::any_of(ctx.group.members.begin(), ctx.group.members.end(), [&](const auto& m) {
+    return std::find(words.begin(), words.end(), m.member_id) != words.end();
+  });
+  if (names_member || mentions(low, {"invalid"})) return std::nullopt;
   if (mentions(low, {"assigned", "assignment set", "set of"}) && !partitions_in(clause).empty()) return assigned_set(partitions_in(clause), ctx.got, diff);
   if (mentions(low, {"valid", "exactly once", "every partition", "all partitions", "each partition", "complete"}))
     return valid_and_complete(ctx.group, ctx.got, diff);
