@@ -2,6 +2,8 @@
 
 #include "tools/vectors/connect_cases.hpp"
 #include "tools/vectors/ha_cases.hpp"
+#include "tools/vectors/properties.hpp"
+#include "tools/vectors/sentences.hpp"
 #include "tools/vectors/streams_cases.hpp"
 
 #include "protocols/assignors/assignor.hpp"
@@ -18,11 +20,12 @@
 #include "scenarios/yaml_mark.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 namespace rsim::vectors {
 
@@ -138,6 +141,8 @@ class FileRunner {
         } catch (const YAML::Exception& e) {  // a value of the wrong type
           out.cases.push_back({case_name(c), "", t.name, Status::Skip,
                                fmt::format("cannot read the case: {}", InputError(path_, mark_of(e), "malformed case: " + e.msg).what())});
+        } catch (const std::logic_error& e) {  // a value out of range for its reader (a number too large, a missing word)
+          out.cases.push_back({case_name(c), "", t.name, Status::Skip, fmt::format("cannot read the case: {}: {}", path_, e.what())});
         }
       }
     }
@@ -275,46 +280,6 @@ class FileRunner {
     return ok;
   }
 
-  // Every partition of a subscribed topic assigned once, to a subscriber;
-  // sizes differ by at most one, or no member could take a partition from a
-  // member with two more (Kafka's isFullyBalanced / verifyValidityAndBalance).
-  static bool valid_and_balanced(const GroupSnapshot& g, const GroupAssignment& a, std::string& diff) {
-    std::map<TopicPartition, std::string> owner;
-    std::map<std::string, std::set<std::string>> subs;
-    for (const auto& m : g.members) subs[m.member_id] = std::set<std::string>(m.topics.begin(), m.topics.end());
-    for (const auto& [m, l] : a)
-      for (const auto& tp : l) {
-        if (!owner.emplace(tp, m).second) {
-          diff += fmt::format("\n      {} assigned twice", protocols::to_string(tp));
-          return false;
-        }
-        if (subs[m].count(tp.topic.name()) == 0) {
-          diff += fmt::format("\n      {} given to {}, not subscribed", protocols::to_string(tp), m);
-          return false;
-        }
-      }
-    for (const auto& [t, n] : g.topics) {
-      bool wanted = false;
-      for (const auto& [m, s] : subs) wanted |= s.count(t) != 0;
-      for (int p = 0; wanted && p < n; ++p)
-        if (owner.count(TopicPartition{t, p}) == 0) {
-          diff += fmt::format("\n      {}-{} unassigned", t, p);
-          return false;
-        }
-    }
-    for (const auto& [a1, l1] : a)
-      for (const auto& [a2, l2] : a) {
-        if (l1.size() < l2.size() + 2) continue;
-        for (const auto& tp : l1)
-          if (subs[a2].count(tp.topic.name()) != 0) {
-            diff += fmt::format("\n      unbalanced: {} has {}, {} has {} and could take {}", a1, l1.size(), a2, l2.size(),
-                                protocols::to_string(tp));
-            return false;
-          }
-      }
-    return true;
-  }
-
   // CooperativeStickyAssignorTest.verifyValidityAndBalance: while some owned
   // partition was taken away (withheld this round), run the follow-up
   // rebalance with owned := the previous result at generation 1, up to 4
@@ -361,24 +326,6 @@ class FileRunner {
       for (const auto& tp : list)
         if (auto it = owner.find(tp); it != owner.end() && it->second != member) out[tp] = member;
     return out;
-  }
-
-  // A property written as a call and a comparison, read by its structure:
-  // "NAME().size() OP N" with OP one of == != <= >= < >. Null: not of that
-  // form, or a NAME this runner does not compute.
-  static std::optional<bool> size_property(const std::string& text, const protocols::Assignor& assignor, bool cooperative,
-                                           const GroupSnapshot& g, std::string& diff) {
-    static const std::regex form(R"(^\s*(\w+)\(\)\.size\(\)\s*(==|!=|<=|>=|<|>)\s*(\d+)\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, form) || m[1] != "partitionsTransferringOwnership") return std::nullopt;
-    const auto transfers = transferring(assignor, g, cooperative);
-    if (!transfers) return std::nullopt;
-    const long have = static_cast<long>(transfers->size()), want = std::stol(m[3]);
-    const std::string op = m[2];
-    const bool held = op == "==" ? have == want : op == "!=" ? have != want : op == "<=" ? have <= want
-                    : op == ">=" ? have >= want : op == "<" ? have < want : have > want;
-    if (!held) diff += fmt::format("\n      {}: got {}", text, have);
-    return held;
   }
 
   static std::optional<bool> method_property(const std::string& method, const protocols::Assignor& assignor,
@@ -461,6 +408,61 @@ class FileRunner {
     return out;
   }
 
+  static PropertyContext context(const protocols::Assignor& assignor, bool cooperative, const GroupSnapshot& g, const GroupAssignment& got) {
+    return PropertyContext{g, got,
+                           [&assignor, cooperative](const GroupSnapshot& again) {
+                             const GroupAssignment a = assignor.assign(again);
+                             return cooperative ? converge(assignor, again, a) : a;
+                           },
+                           [&assignor, cooperative, &g]() -> std::optional<std::size_t> {
+                             const auto t = transferring(assignor, g, cooperative);
+                             return t ? std::optional<std::size_t>(t->size()) : std::nullopt;
+                           }};
+  }
+
+  // A property written as a key ("balanced: true", "sticky: true",
+  // "assigned_partitions: [t-0, t-1]", "transfers: 2"): the key and its
+  // value read as the sentence they say. `false` asserts nothing. Null: not a
+  // property this runner knows.
+  static std::optional<bool> keyed_property(const std::string& key, const YAML::Node& v, const PropertyContext& ctx, std::string& diff) {
+    std::string text = key;
+    std::replace(text.begin(), text.end(), '_', ' ');
+    if (v.IsScalar()) {
+      const std::string value = lower(v.as<std::string>());
+      std::string ignored;
+      if (value == "false" || value == "no") return check_property(text, ctx, ignored).held ? std::optional<bool>(true) : std::nullopt;
+      if (value != "true" && value != "yes") text += " " + (is_number(value) ? "== " + value : value);
+    } else if (v.IsSequence()) {
+      for (const auto& x : v) text += " " + x.as<std::string>();
+    } else {
+      return std::nullopt;
+    }
+    return check_property(text, ctx, diff).held;
+  }
+
+  // A property as one sentence, or a list of them (read as clauses).
+  static std::string property_text(const YAML::Node& v) {
+    if (!v.IsSequence()) return v.as<std::string>();
+    std::string text;
+    for (const auto& x : v) text += (text.empty() ? "" : "; ") + x.as<std::string>();
+    return text;
+  }
+
+  // An expectation key by its meaning: camelCase to snake_case, and the
+  // extractor's other names for the exact assignment.
+  static std::string canonical_key(const std::string& key) {
+    std::string k;
+    for (char c : key) {
+      if (std::isupper(static_cast<unsigned char>(c)) != 0 && !k.empty()) k += '_';
+      k += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    static const std::map<std::string, std::string> alias = {
+        {"expected_assignment", "assignment"}, {"assignments", "assignment"}, {"expected", "assignment"},
+        {"partitions_transferring_ownership()", "partitions_transferring_ownership"}, {"properties", "property"}};
+    const auto it = alias.find(k);
+    return it == alias.end() ? k : it->second;
+  }
+
   CaseResult run_case(const YAML::Node& c, const Target& target) const {
     CaseResult r;
     r.name = c["name"] ? c["name"].as<std::string>() : std::string("?");
@@ -508,7 +510,7 @@ class FileRunner {
     std::string diff;
     bool ok = true;
     for (const auto& kv : expect) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = canonical_key(kv.first.as<std::string>());
       const YAML::Node& v = kv.second;
       if (key == "compare" || key == "assignment_is" || key == "note") continue;
       if (key == "assignment") {
@@ -542,20 +544,13 @@ class FileRunner {
           for (const auto& [tp, c] : *transfers) h.push_back(protocols::to_string(tp) + "->" + c);
           diff += fmt::format("\n      partitions transferring ownership: want {{{}}} got {{{}}}", fmt::join(w, ", "), fmt::join(h, ", "));
         }
-      } else if (key == "also" && v.as<std::string>().find("re-running with owned = this assignment") != std::string::npos) {
-        // Stability: fed its own result as what everyone owns, the assignor
-        // gives the same assignment back.
-        const int generation = v.as<std::string>().find("generation -1") != std::string::npos ? -1 : 1;
-        GroupSnapshot again = g;
-        for (auto& m : again.members) {
-          m.owned = got.count(m.member_id) ? got.at(m.member_id) : std::vector<TopicPartition>{};
-          m.generation = generation;
+      } else if (key == "also") {  // a further property, e.g. "re-running with owned = this assignment returns the same"
+        const auto verdict = check_property(property_text(v), context(*assignor, cooperative, g, got), diff);
+        if (!verdict.held) {
+          unchecked.push_back(fmt::format("also '{}'", verdict.unknown));
+          continue;
         }
-        std::string also_diff;
-        if (!same(got, assignor->assign(again), mode, false, also_diff)) {
-          ok = false;
-          diff += "\n      re-run with owned = the result differs:" + also_diff;
-        }
+        ok &= *verdict.held;
       } else if (key == "rounds") {
         // Successive rebalances. Round 1 lists its members; a later round's
         // members are those its expected assignment names, subscribed like
@@ -564,18 +559,19 @@ class FileRunner {
         std::vector<std::string> topics;
         for (const auto& [t, n] : g.topics) topics.push_back(t);
         GroupAssignment previous;
+        GroupSnapshot last_step;
         int round = 0;
         for (const auto& r : v) {
           ++round;
           GroupSnapshot step;
           step.topics = g.topics;
-          if (r["members"].IsSequence()) {
+          if (r["members"] && r["members"].IsSequence()) {
             YAML::Node listed(YAML::NodeType::Map);
             listed["topics"] = YAML::Node(YAML::NodeType::Map);
             listed["members"] = r["members"];
             step = snapshot(listed);
             step.topics = g.topics;
-          } else {
+          } else if (r["assignment"]) {
             for (const auto& kv2 : r["assignment"]) {
               protocols::MemberSubscription m;
               m.member_id = kv2.first.as<std::string>();
@@ -584,14 +580,38 @@ class FileRunner {
               m.generation = 1;
               step.members.push_back(std::move(m));
             }
+          } else {
+            // Only properties asserted: the same members rebalance again,
+            // each owning what it got (round 1: the case's input).
+            step = round == 1 ? g : last_step;
+            if (round > 1)
+              for (auto& m : step.members) {
+                m.owned = previous.count(m.member_id) != 0 ? previous.at(m.member_id) : std::vector<TopicPartition>{};
+                m.generation = 1;
+              }
           }
           GroupAssignment result = assignor->assign(step);
           if (cooperative && final_after_follow_up(r)) result = converge(*assignor, step, result);
           std::string round_diff;
-          if (!same(expected(r["assignment"]), result, mode, false, round_diff)) {
+          if (r["assignment"] && !same(expected(r["assignment"]), result, mode, false, round_diff)) {
             ok = false;
             diff += fmt::format("\n      round {}:{}", round, round_diff);
           }
+          for (const auto& kv2 : r) {
+            const std::string k = kv2.first.as<std::string>();
+            if (k == "members" || k == "assignment" || k == "assignment_is" || k == "partitions_transferring_ownership" || k == "note" || k == "compare") continue;
+            std::string prop_diff;
+            const PropertyContext ctx = context(*assignor, cooperative, step, result);
+            const auto held = k == "property" || k == "also" ? check_property(property_text(kv2.second), ctx, prop_diff).held
+                                                            : keyed_property(k, kv2.second, ctx, prop_diff);
+            if (!held) {
+              unchecked.push_back(fmt::format("round {} {}", round, k));
+            } else if (!*held) {
+              ok = false;
+              diff += fmt::format("\n      round {}:{}", round, prop_diff);
+            }
+          }
+          last_step = step;
           if (r["partitions_transferring_ownership"]) {
             std::map<TopicPartition, std::string> want;
             for (const auto& kv2 : r["partitions_transferring_ownership"]) want[partition(kv2.first)] = kv2.second.as<std::string>();
@@ -614,11 +634,8 @@ class FileRunner {
       } else if (key == "derived_for_reference") {
         ok &= same(expected(v), got, mode, false, diff);
       } else if (key == "property") {
-        const std::string text = v.as<std::string>();
-        if (text.rfind("valid", 0) == 0 &&
-            (text.find("balanced") != std::string::npos || text.find("differs by <=1") != std::string::npos)) {
-          ok &= valid_and_balanced(g, got, diff);
-        } else if (text.rfind("replacing ", 0) == 0 && text.find("(same instance id)") != std::string::npos) {
+        const std::string text = property_text(v);
+        if (text.rfind("replacing ", 0) == 0 && text.find("(same instance id)") != std::string::npos) {
           // "replacing A by memberA1 (same instance id) keeps every member's
           // partitions identical": a static member rejoining with a new
           // member id gets what the old one had.
@@ -630,13 +647,15 @@ class FileRunner {
             ok = false;
             diff += fmt::format("\n      {}: the partitions changed", text);
           }
-        } else if (const auto sized = size_property(text, *assignor, cooperative, g, diff)) {
-          ok &= *sized;
         } else if (const auto held = method_property(r.method, *assignor, cooperative, g, diff)) {
           ok &= *held;
         } else {
-          unchecked.push_back(key);
-          continue;
+          const auto verdict = check_property(text, context(*assignor, cooperative, g, got), diff);
+          if (!verdict.held) {
+            unchecked.push_back(fmt::format("property '{}'", verdict.unknown));
+            continue;
+          }
+          ok &= *verdict.held;
         }
       } else if (key == "then" && v["assignment_by_instance"]) {
         // Member ids change, instance ids stay: the assignment by instance
@@ -670,6 +689,8 @@ class FileRunner {
         want[fresh] = partitions(v["assignment_" + fresh]);
         want.erase(old_id);
         ok &= same(want, after, mode, false, diff);
+      } else if (const auto held = keyed_property(key, v, context(*assignor, cooperative, g, got), diff)) {
+        ok &= *held;
       } else {
         unchecked.push_back(key);
         continue;

@@ -1,6 +1,7 @@
 #include "tools/vectors/sentences.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace rsim::vectors {
 
@@ -51,6 +52,44 @@ std::string without_remarks(const std::string& s) {
     }
   }
   return trim(out);
+}
+
+namespace {
+bool word_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '-' || ch == '\''; }
+}  // namespace
+
+std::vector<std::string> tokenize(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.size() > 2 && cur.compare(cur.size() - 2, 2, "'s") == 0) cur.resize(cur.size() - 2);  // "worker1's load"
+    while (!cur.empty() && (cur.back() == '-' || cur.back() == '\'')) cur.pop_back();
+    if (!cur.empty()) out.push_back(cur);
+    cur.clear();
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (word_char(ch)) {
+      cur += ch;
+    } else if (ch == '.' && i + 1 < s.size() && s[i + 1] == '.' && !cur.empty()) {
+      cur += "..";  // a range inside a word
+      ++i;
+    } else {
+      flush();
+      if (std::isspace(static_cast<unsigned char>(ch)) == 0 && ch != '.') out.emplace_back(1, ch);
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool is_number(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; });
 }
 
 }  // namespace rsim::vectors

@@ -18,4 +18,13 @@ std::string without_comment(const std::string& s);
 // Drops every " (remark)" anywhere, keeping calls written "f(x)".
 std::string without_remarks(const std::string& s);
 
+// Words and marks of a step, for reading it by structure rather than by the
+// exact sentence: a word is a run of letters, digits, '_', '-', '\'' and the
+// ".." of a range ("connector1-0..3" stays whole); a single '.' splits
+// ("assignor.delay"); any other mark is a token of its own ("(", "+", "=",
+// "{", ","). Words keep their case; `lower` is for matching keywords.
+std::vector<std::string> tokenize(const std::string& s);
+std::string lower(std::string s);
+bool is_number(const std::string& s);
+
 }  // namespace rsim::vectors
