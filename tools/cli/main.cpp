@@ -229,8 +229,11 @@ int cmd_run(const RunArgs& a) {
 
   report::TimelineOptions topts{a.heartbeats};
   std::ostringstream text, jsonl, table, json;
-  report::write_text_timeline(text, run.trace.events(), topts);
-  report::write_jsonl_timeline(jsonl, run.trace.events());
+  // The timelines only where they go (rendering them is most of a large
+  // group's run otherwise, issue 16).
+  const bool to_files = !a.out_dir.empty(), to_stdout = a.format != "json";
+  if (to_files || (to_stdout && a.timeline == "text")) report::write_text_timeline(text, run.trace.events(), topts);
+  if (to_files || (to_stdout && a.timeline == "jsonl")) report::write_jsonl_timeline(jsonl, run.trace.events());
   report::write_summary_table(table, s, run, summary, expect);
   report::write_summary_json(json, s, run, summary, expect);
 
