@@ -31,9 +31,24 @@ ClassicCoordinator::ClassicCoordinator(Kernel& kernel, Trace& trace, Coordinator
 // ------------------------------------------------------------------ helpers
 
 ClassicCoordinator::Member* ClassicCoordinator::find(const std::string& member_id) {
-  for (auto& m : members_)
-    if (m->id == member_id) return m.get();
-  return nullptr;
+  const auto it = by_id_.find(member_id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+void ClassicCoordinator::insert_member(std::unique_ptr<Member> m) {
+  by_id_[m->id] = m.get();
+  members_.push_back(std::move(m));
+}
+
+void ClassicCoordinator::erase_member(const std::string& member_id) {
+  by_id_.erase(member_id);
+  members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == member_id; }));
+}
+
+void ClassicCoordinator::rename_member(Member& m, std::string new_id) {
+  by_id_.erase(m.id);
+  m.id = std::move(new_id);
+  by_id_[m.id] = &m;
 }
 
 Error ClassicCoordinator::validate_member(const std::string& member_id, const std::optional<std::string>& instance_id) const {
@@ -242,7 +257,7 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   }
   // A restarted static member: the old member id is replaced by a new one.
   const std::string old_id = m->id;
-  m->id = new_member_id(req.client_id);
+  rename_member(*m, new_member_id(req.client_id));
   known->second = m->id;
   if (leader_ == old_id) leader_ = m->id;
   if (pending_sync_.erase(old_id) != 0) pending_sync_.insert(m->id);
@@ -302,7 +317,7 @@ void ClassicCoordinator::add_member(const std::string& id, JoinGroupRequest& req
   // A new member cannot heartbeat while parked in JoinGroup: its deadline is
   // the new-member join timeout, not the session timeout.
   reschedule_deadline(*m, config_.new_member_join_timeout);
-  members_.push_back(std::move(m));
+  insert_member(std::move(m));
   emit("member-added", {{"member", req.client_id}, {"member-id", id}});
   maybe_prepare_rebalance_or_complete_join(fmt::format("member {} joined", id));
 }
@@ -410,7 +425,7 @@ void ClassicCoordinator::complete_join() {
     Member* m = find(id);
     emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not rejoin in time"}});
     forget_static(*m);
-    members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
+    erase_member(id);
   }
   if (state_ == GroupState::Dead) return;
   const Member* leader = find(leader_);
@@ -468,7 +483,7 @@ void ClassicCoordinator::expire_pending_sync() {
       emit("member-removed", {{"member", m->client_id}, {"member-id", id}, {"reason", "did not sync in time"}});
       forget_static(*m);
       if (leader_ == id) leader_.clear();
-      members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == id; }));
+      erase_member(id);
     }
   }
   if (leader_.empty() && !members_.empty()) leader_ = members_.front()->id;
@@ -583,7 +598,7 @@ void ClassicCoordinator::remove_member(const std::string& member_id, const std::
   emit("member-removed", {{"member", (*it)->client_id}, {"member-id", member_id}, {"reason", reason}});
   forget_static(**it);
   pending_sync_.erase(member_id);
-  members_.erase(it);
+  erase_member(member_id);
   if (leader_ == member_id) leader_ = members_.empty() ? std::string() : members_.front()->id;
   switch (state_) {
     case GroupState::Stable:
@@ -616,7 +631,7 @@ void ClassicCoordinator::install(int generation, const std::string& leader, cons
     m->assignment = seed.assignment;
     if (m->instance_id) static_members_[*m->instance_id] = m->id;
     reschedule_deadline(*m, m->session_timeout);
-    members_.push_back(std::move(m));
+    insert_member(std::move(m));
   }
   leader_ = leader;
   if (find(leader_) == nullptr) leader_ = members_.empty() ? std::string() : members_.front()->id;

@@ -99,6 +99,11 @@ class ClassicCoordinator final : public ClassicEndpoint {
   };
 
   Member* find(const std::string& member_id);
+  // members_ and its index by member id change together (a lookup per
+  // request must not scan a 1,000-member group, issue 16).
+  void insert_member(std::unique_ptr<Member> m);
+  void erase_member(const std::string& member_id);
+  void rename_member(Member& m, std::string new_id);
   // ClassicGroup.validateMember: a request naming an instance id that now
   // belongs to another member id is fenced.
   Error validate_member(const std::string& member_id, const std::optional<std::string>& instance_id) const;
@@ -141,6 +146,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   std::string leader_;
   std::string protocol_name_;  // the selected assignor of the current generation
   std::vector<std::unique_ptr<Member>> members_;  // insertion order, as Kafka's LinkedHashMap
+  std::map<std::string, Member*, std::less<>> by_id_;  // members_ by member id
   std::map<std::string, std::unique_ptr<Timer>> pending_members_;  // MEMBER_ID_REQUIRED sent
   std::map<std::string, std::string> static_members_;             // instance id -> member id
   std::set<std::string> pending_sync_;
