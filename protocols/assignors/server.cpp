@@ -50,17 +50,26 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
   GroupAssignment out;
   const std::set<std::string> subscribed(group.members[0].topics.begin(), group.members[0].topics.end());
   if (subscribed.empty()) return out;
-  std::set<TopicPartition> assigned;
+  // Owned partitions as a flag per partition of each topic: a set of them,
+  // rebuilt at every target, was most of a large group's run (issue 16).
+  std::map<std::string, std::vector<char>, std::less<>> assigned;
   for (const auto& m : group.members)
-    for (const auto& tp : m.owned) assigned.insert(tp);
+    for (const auto& tp : m.owned) {
+      const auto topic = group.topics.find(tp.topic.name());
+      if (topic == group.topics.end() || tp.partition < 0 || tp.partition >= topic->second) continue;  // not in the metadata
+      auto& flags = assigned[topic->first];
+      if (flags.empty()) flags.assign(static_cast<std::size_t>(topic->second), 0);
+      flags[static_cast<std::size_t>(tp.partition)] = 1;
+    }
   // Unassigned partitions, topics in id-set order.
   std::vector<TopicPartition> unassigned;
   int total = 0;
   for (const auto& t : topic_id_order(group, {subscribed.begin(), subscribed.end()})) {
     const int n = group.topics.at(t);
     const Topic topic(t);
+    const auto flags = assigned.find(t);
     for (int p = 0; p < n; ++p)
-      if (assigned.count(TopicPartition{topic, p}) == 0) unassigned.push_back(TopicPartition{topic, p});
+      if (flags == assigned.end() || flags->second[static_cast<std::size_t>(p)] == 0) unassigned.push_back(TopicPartition{topic, p});
     total += n;
   }
   const int members = static_cast<int>(group.members.size());
