@@ -164,6 +164,9 @@ TEST_CASE("the HTML report of a large group aggregates per member and stays smal
     CHECK(has(page.dom, "Y-axis titled 'member' for a discrete scale with 300 values"));
     CHECK(has(page.dom, "Subtitle text 'the 40 longest of 3000 resources'"));
     CHECK_FALSE(has(page.dom, "the resources of"));
+    // And per topic: one row for T.
+    CHECK(has(page.dom, "Title text 'cooperative/cooperative-sticky: resources owned per topic, connector or sub-topology'"));
+    CHECK(has(page.dom, "Y-axis titled 'topic, connector or sub-topology' for a discrete scale with 1 value: T"));
   }
   std::filesystem::remove_all(page.dir);
 }

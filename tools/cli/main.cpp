@@ -23,6 +23,7 @@
 #include "tools/vectors/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/compare_output.hpp"
+#include "scenarios/resources.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/vega.hpp"
 #include "tools/report/perfetto.hpp"
@@ -172,6 +173,12 @@ void write_file(const std::filesystem::path& path, const std::string& text, std:
   out << text;
 }
 
+// The topic, connector or sub-topology of a resource, for the report's
+// per-topic heat map.
+std::function<std::string(const std::string&)> resource_groups(const scenario::Scenario& s) {
+  return [index = std::make_shared<scenario::ResourceIndex>(s)](const std::string& r) { return scenario::owner_of(*index, r); };
+}
+
 // The scenario's load:, for the lag curves of the trace and the report.
 std::optional<metrics::LoadRates> load_rates(const scenario::Scenario& s) {
   if (!s.load) return std::nullopt;
@@ -249,7 +256,8 @@ int cmd_run(const RunArgs& a) {
   }
   if (!a.html_file.empty())
     write_html_file(a.html_file, s, run.seed, run.end,
-                    {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary, load_rates(s)}},
+                    {report::HtmlVariant{run.protocol + "/" + run.assignor, &run.trace.events(), run.resources, summary, load_rates(s),
+                                         resource_groups(s)}},
                     a.html_focus);
   if (!a.trace_file.empty()) {
     std::ostringstream trace;
@@ -318,7 +326,8 @@ int cmd_compare(const CompareArgs& a) {
   if (!a.html_file.empty()) {
     std::vector<report::HtmlVariant> html_variants;
     for (std::size_t i = 0; i < runs.size(); ++i)
-      html_variants.push_back({rows[i].variant(), &runs[i].trace.events(), runs[i].resources, rows[i].summary, load_rates(s)});
+      html_variants.push_back({rows[i].variant(), &runs[i].trace.events(), runs[i].resources, rows[i].summary, load_rates(s),
+                               resource_groups(s)});
     std::stable_sort(html_variants.begin(), html_variants.end(), [](const auto& x, const auto& y) {
       return x.summary.downtime.total < y.summary.downtime.total;
     });

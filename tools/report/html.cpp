@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -197,40 +198,48 @@ Json ownership_detail(const std::string& title, const Replay& r, const std::vect
   return spec;
 }
 
-// At scale: one row per member, each stretch coloured by how many resources
-// it held (a heat map); the tooltip gives the count.
-Json ownership_aggregate(const std::string& title, const Replay& r, std::size_t resources, double end_s) {
-  Json spec = base_spec(title + ": resources held per member",
-                        fmt::format("{} resources: aggregated per member (one row each), coloured by how many it holds; "
-                                    "--html-focus MEMBER,.. draws those members' resources one by one", resources),
-                        rows_height(r.members.size()), end_s);
-  std::map<std::string, std::map<std::int64_t, int>> delta;  // member -> time (us) -> change in held
+// At scale: one row per member (or per topic, connector, sub-topology), each
+// stretch coloured by how many resources it holds (a heat map); the tooltip
+// gives the count.
+Json ownership_aggregate(const std::string& title, const Replay& r, std::size_t resources, double end_s,
+                         const std::function<std::string(const Bar&)>& row_of, const std::string& row_kind) {
+  std::map<std::string, std::map<std::int64_t, int>> delta;  // row -> time (us) -> change in held
   for (const auto& b : r.bars) {
-    ++delta[b.member][micros(b.from)];
-    --delta[b.member][micros(b.to)];
+    const std::string row = row_of(b);
+    ++delta[row][micros(b.from)];
+    --delta[row][micros(b.to)];
   }
+  std::vector<std::string> rows;
+  for (const auto& [row, changes] : delta) rows.push_back(row);
+  const bool members = row_kind == "member";
+  Json spec = base_spec(title + (members ? ": resources held per member" : ": resources owned per " + row_kind),
+                        members ? fmt::format("{} resources: aggregated per member (one row each), coloured by how many it holds; "
+                                              "--html-focus MEMBER,.. draws those members' resources one by one", resources)
+                                : fmt::format("{} resources: aggregated per {} (one row each), coloured by how many have an owner",
+                                              resources, row_kind),
+                        rows_height(rows.size()), end_s);
   Json values = Json::array();
-  for (const auto& [member, changes] : delta) {
+  for (const auto& [row, changes] : delta) {
     int held = 0;
     std::int64_t since = 0;
     for (const auto& [t, d] : changes) {
-      if (held > 0 && t > since) values.push_back(Json{{"member", member}, {"from", since / 1e6}, {"to", t / 1e6}, {"held", held}});
+      if (held > 0 && t > since) values.push_back(Json{{"row", row}, {"from", since / 1e6}, {"to", t / 1e6}, {"held", held}});
       held += d;
       since = t;
     }
   }
   spec["data"].push_back(Json{{"name", "held"}, {"values", values}});
-  spec["scales"].push_back(Json{{"name", "y"}, {"type", "band"}, {"domain", r.members}, {"range", "height"}, {"padding", 0.1}});
+  spec["scales"].push_back(Json{{"name", "y"}, {"type", "band"}, {"domain", rows}, {"range", "height"}, {"padding", 0.1}});
   spec["scales"].push_back(Json{{"name", "heat"}, {"type", "linear"}, {"domain", Json{{"data", "held"}, {"field", "held"}}},
                                 {"range", Json{{"scheme", "viridis"}}}, {"zero", true}});
-  spec["axes"].push_back(Json{{"orient", "left"}, {"scale", "y"}, {"title", "member"}, {"labelOverlap", true}});
-  spec["legends"].push_back(Json{{"fill", "heat"}, {"title", "resources held"}, {"type", "gradient"}, {"orient", "right"}});
+  spec["axes"].push_back(Json{{"orient", "left"}, {"scale", "y"}, {"title", row_kind}, {"labelOverlap", true}});
+  spec["legends"].push_back(Json{{"fill", "heat"}, {"title", members ? "resources held" : "resources owned"}, {"type", "gradient"}, {"orient", "right"}});
   spec["marks"].push_back(Json{
       {"type", "rect"}, {"from", Json{{"data", "held"}}}, {"clip", true},
-      {"encode", Json{{"update", Json{{"x", scaled("x", "from")}, {"x2", scaled("x", "to")}, {"y", scaled("y", "member")},
+      {"encode", Json{{"update", Json{{"x", scaled("x", "from")}, {"x2", scaled("x", "to")}, {"y", scaled("y", "row")},
                                       {"height", Json{{"scale", "y"}, {"band", 1}}}, {"fill", scaled("heat", "held")},
-                                      {"tooltip", Json{{"signal", "{member: datum.member, held: datum.held, from: format(datum.from, '.3f') + ' s', "
-                                                                  "to: format(datum.to, '.3f') + ' s'}"}}}}}}}});
+                                      {"tooltip", Json{{"signal", fmt::format("{{{}: datum.row, held: datum.held, from: format(datum.from, '.3f') + ' s', "
+                                                                              "to: format(datum.to, '.3f') + ' s'}}", members ? "member" : "group")}}}}}}}});
   add_markers(spec, r.markers);
   return spec;
 }
@@ -415,7 +424,13 @@ void write_html(std::ostream& out, const std::string& scenario, std::uint64_t se
     const bool detail = v.resources.size() <= kDetailResources && r.bars.size() <= kDetailBars;
     body += fmt::format("{{chart-{}}}", specs.size());
     specs.push_back(detail ? ownership_detail(v.title, r, v.resources, seconds(end))
-                           : ownership_aggregate(v.title, r, v.resources.size(), seconds(end)));
+                           : ownership_aggregate(v.title, r, v.resources.size(), seconds(end),
+                                                 [](const Bar& b) { return b.member; }, "member"));
+    if (!detail && v.resource_group) {
+      body += fmt::format("{{chart-{}}}", specs.size());
+      specs.push_back(ownership_aggregate(v.title, r, v.resources.size(), seconds(end),
+                                          [&](const Bar& b) { return v.resource_group(b.resource); }, "topic, connector or sub-topology"));
+    }
     if (!detail && !focus.empty()) {
       body += fmt::format("{{chart-{}}}", specs.size());
       specs.push_back(focus_detail(v, r, focus, seconds(end)));

@@ -1,7 +1,8 @@
 // A self-contained HTML report of Vega charts (Debian's libjs-vega inlined,
 // nothing fetched): for `compare`, the headline metrics per variant side by
 // side; for each variant, who owns what over time (one row per resource,
-// or past a size one row per member coloured by how many it holds), with
+// or past a size one row per member, and one per topic, coloured by how
+// many it holds), with
 // completed rebalances and the scenario's events marked, the lag curve with
 // a load:, and the downtime per resource on its own axis. Time axes zoom
 // (wheel) and pan (drag); every mark has a tooltip.
@@ -10,6 +11,8 @@
 #include "metrics/summary.hpp"
 #include "sim/trace.hpp"
 
+#include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,6 +25,9 @@ struct HtmlVariant {
   std::vector<std::string> resources;
   metrics::Summary summary;
   std::optional<metrics::LoadRates> load;  // the scenario's load: draws the lag curve
+  // A resource's topic, connector or sub-topology: where the report
+  // aggregates, a second heat map has a row per one of them.
+  std::function<std::string(const std::string&)> resource_group;
 };
 
 // Throws VegaMissing when libjs-vega cannot be read. `focus` (members) drills
