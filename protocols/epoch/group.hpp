@@ -11,6 +11,7 @@
 #pragma once
 
 #include "protocols/epoch/heartbeat.hpp"
+#include "protocols/epoch/compacted_log.hpp"
 #include "protocols/epoch/coordinator_record.hpp"
 #include "protocols/epoch/records.hpp"
 #include "sim/kernel.hpp"
@@ -48,7 +49,7 @@ class EpochGroup {
 
   // The log, and a new coordinator rebuilding the group from it. Session
   // timers restart from the load, as in Kafka.
-  const std::vector<Record<T>>& log() const { return log_; }
+  std::vector<Record<T>> log() const { return log_.records(); }  // compacted, as Kafka keeps it
   void replay(const std::vector<Record<T>>& log);
   const GroupImage<T>& state() const { return state_; }
   std::uint64_t next_member_number() const { return next_member_number_; }
@@ -143,7 +144,7 @@ class EpochGroup {
   Trace& trace_;
   Duration session_timeout_;
   std::map<std::string, Timers> timers_;
-  std::vector<Record<T>> log_;
+  CompactedLog<T> log_;
   RecordsOut* records_out_ = nullptr;
   std::size_t max_batch_bytes_ = kDefaultMaxBatchBytes;
   std::uint64_t next_member_number_ = 0;

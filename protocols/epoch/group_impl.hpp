@@ -32,7 +32,7 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
 template <class T>
 void EpochGroup<T>::append(Record<T> r) {
   if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
-  log_.push_back(std::move(r));
+  log_.append(std::move(r));
 }
 
 template <class T>
@@ -370,7 +370,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
 template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
-  log_ = log;
+  log_.assign(log);
   for (const auto& [id, m] : state_.members) {
     arm_session(id);
     if (m.state == MemberState::UnrevokedPartitions) arm_rebalance(id, m.epoch, m.rebalance_timeout);

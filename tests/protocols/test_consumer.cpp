@@ -4,6 +4,7 @@
 #include "protocols/assignors/server.hpp"
 #include "protocols/consumer/coordinator.hpp"
 #include "protocols/consumer/wire_size.hpp"
+#include "protocols/epoch/compacted_log.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -426,5 +427,65 @@ events: [{at: 12s, restart: A, down: 10s}, {at: 15s, join: C, subscribe: [T]}]
         std::string::npos);
   CHECK(y.m.final_assignment.at("C") == std::vector<std::string>{"T-2", "T-5"});
   CHECK_FALSE(y.m.violation);
+}
+
+// The compacted log replays to the image the whole log replays to, whatever
+// the order of writes and tombstones, and holds one record per live key.
+TEST_CASE("consumer: the coordinator's compacted log replays as the whole log does") {
+  std::uint64_t x = 88172645463325252ULL;  // xorshift64: the draws, no std distributions
+  auto next = [&x](std::uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x % n;
+  };
+  const std::vector<std::string> ids{"a", "b", "c", "d"};
+  auto partitions = [&] {
+    protocols::consumer::Partitions::Assignment a;
+    for (int p = 0; p < 6; ++p)
+      if (next(2) == 0) a.insert(protocols::TopicPartition{protocols::Topic("T"), p});
+    return a;
+  };
+  for (int round = 0; round < 50; ++round) {
+    std::vector<protocols::consumer::Record> whole;
+    protocols::epoch::CompactedLog<protocols::consumer::Partitions> compacted;
+    for (int i = 0; i < 400; ++i) {
+      const std::string& id = ids[next(ids.size())];
+      const protocols::consumer::Record r = [&]() -> protocols::consumer::Record {
+      switch (next(6)) {
+        case 0: return protocols::epoch::GroupEpochRecord<protocols::consumer::Partitions>{i, {{"T", static_cast<int>(next(9))}}};
+        case 1: {
+          protocols::consumer::MemberMetadata m;
+          m.member_id = id;
+          m.client_id = id + std::to_string(next(3));
+          return protocols::epoch::MemberMetadataRecord<protocols::consumer::Partitions>{m};
+        }
+        case 2: return protocols::epoch::TargetAssignmentRecord<protocols::consumer::Partitions>{id, partitions()};
+        case 3: return protocols::epoch::TargetEpochRecord{i};
+        case 4: {
+          protocols::epoch::CurrentAssignment<protocols::consumer::Partitions::Assignment> c;
+          c.epoch = i;
+          c.assigned = partitions();
+          c.revoking = partitions();
+          return protocols::epoch::CurrentAssignmentRecord<protocols::consumer::Partitions>{id, c};
+        }
+        default: return protocols::epoch::MemberTombstone{id};
+      }
+      }();
+      whole.push_back(r);
+      compacted.append(r);
+      CHECK(compacted.back().index() == whole.back().index());  // back() is what was just written
+    }
+    CAPTURE(round);
+    const auto kept = compacted.records();
+    CHECK(protocols::epoch::replay(kept) == protocols::epoch::replay(whole));
+    CHECK(kept.size() <= 2 + 4 * ids.size());  // two epochs, and per member three kinds and a tombstone
+  }
+  // And it can fail: a log missing its last tombstone replays differently.
+  std::vector<protocols::consumer::Record> log{protocols::epoch::TargetAssignmentRecord<protocols::consumer::Partitions>{"a", partitions()},
+                                    protocols::epoch::MemberTombstone{"a"}};
+  protocols::epoch::CompactedLog<protocols::consumer::Partitions> c;
+  c.append(log[0]);
+  CHECK_FALSE(protocols::epoch::replay(c.records()) == protocols::epoch::replay(log));
 }
 }

@@ -1,0 +1,95 @@
+// The coordinator's log as Kafka's compacted __consumer_offsets topic keeps
+// it: the latest record per key (the group epoch, the target epoch, and per
+// member its metadata, its target and its current assignment); a member's
+// tombstone removes its earlier records. Replaying what survives, in write
+// order, gives the image that replaying every record written gives
+// (epoch::replay), in memory bounded by the group's size instead of by the
+// run's length (a 1,000-member group kept every assignment it ever had,
+// issue 16).
+#pragma once
+
+#include "protocols/epoch/records.hpp"
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rsim::protocols::epoch {
+
+template <class T>
+class CompactedLog {
+ public:
+  void append(Record<T> r) {
+    const Key key = key_of(r);
+    if (std::holds_alternative<MemberTombstone>(r))
+      for (std::size_t kind : {kMetadata, kTarget, kCurrent}) drop({kind, key.second});
+    drop(key);
+    where_[key] = slots_.size();
+    slots_.push_back(std::move(r));
+    ++live_;
+    if (slots_.size() > 2 * live_ + 64) compact();
+  }
+
+  // The record appended last.
+  const Record<T>& back() const { return *slots_.back(); }
+
+  // What survives, in write order.
+  std::vector<Record<T>> records() const {
+    std::vector<Record<T>> out;
+    out.reserve(live_);
+    for (const auto& s : slots_)
+      if (s) out.push_back(*s);
+    return out;
+  }
+
+  void assign(const std::vector<Record<T>>& log) {
+    slots_.clear();
+    where_.clear();
+    live_ = 0;
+    for (const auto& r : log) append(r);
+  }
+
+ private:
+  using Key = std::pair<std::size_t, std::string>;  // the record's kind (variant index), its member id
+  // Variant indexes of Record<T>'s per-member kinds.
+  static constexpr std::size_t kMetadata = 1, kTarget = 2, kCurrent = 4;
+
+  static Key key_of(const Record<T>& r) {
+    return std::visit(
+        [&r](const auto& x) -> Key {
+          using R = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<R, MemberMetadataRecord<T>>) return {r.index(), x.metadata.member_id};
+          else if constexpr (std::is_same_v<R, GroupEpochRecord<T>> || std::is_same_v<R, TargetEpochRecord>) return {r.index(), ""};
+          else return {r.index(), x.member_id};
+        },
+        r);
+  }
+
+  void drop(const Key& key) {
+    auto it = where_.find(key);
+    if (it == where_.end()) return;
+    slots_[it->second].reset();
+    where_.erase(it);
+    --live_;
+  }
+
+  void compact() {
+    std::vector<std::optional<Record<T>>> kept;
+    kept.reserve(live_);
+    for (auto& s : slots_)
+      if (s) {
+        where_[key_of(*s)] = kept.size();
+        kept.push_back(std::move(s));
+      }
+    slots_ = std::move(kept);
+  }
+
+  std::vector<std::optional<Record<T>>> slots_;  // in write order; empty where a later record replaced it
+  std::map<Key, std::size_t> where_;             // key -> its slot
+  std::size_t live_ = 0;
+};
+
+}  // namespace rsim::protocols::epoch
