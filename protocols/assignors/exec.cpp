@@ -134,8 +134,8 @@ std::string plugin_request(const GroupSnapshot& group, AssignorSide side, std::s
   return req.dump();
 }
 
-GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& group, bool cooperative) {
-  const Json answer = Json::parse(line, nullptr, false);
+Json answer_assignment(const std::string& line, const std::string& shape) {
+  Json answer = Json::parse(line, nullptr, false);
   if (answer.is_discarded())
     bad(fmt::format("the answer is not JSON: '{}'", line.size() > 80 ? line.substr(0, 80) + "..." : line));
   if (!answer.is_object()) bad(fmt::format("the answer is not a JSON object: {}", answer.dump().substr(0, 80)));
@@ -143,7 +143,13 @@ GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& grou
     throw PluginRefusal(fmt::format("the plugin answered an error: {}", e->is_string() ? e->get<std::string>() : e->dump()));
   const auto body = answer.find("assignment");
   if (body == answer.end() || !body->is_object())
-    bad("the answer has no \"assignment\" object (expected {\"assignment\": {MEMBER: {TOPIC: [PARTITION, ..]}}})");
+    bad(fmt::format("the answer has no \"assignment\" object (expected {{\"assignment\": {}}})", shape));
+  return std::move(*body);
+}
+
+GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& group, bool cooperative) {
+  const Json assignment = answer_assignment(line, "{MEMBER: {TOPIC: [PARTITION, ..]}}");
+  const auto* body = &assignment;
   std::map<std::string, const MemberSubscription*> members;
   for (const auto& m : group.members) members.emplace(m.member_id, &m);
   GroupAssignment out;

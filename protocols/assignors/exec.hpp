@@ -12,6 +12,8 @@
 #include "protocols/assignors/assignor.hpp"
 #include "protocols/assignors/plugin_process.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -44,6 +46,11 @@ struct PluginError : std::runtime_error {
 struct PluginRefusal : PluginError {
   using PluginError::PluginError;
 };
+
+// The "assignment" object of an answer line, whichever side asked: throws
+// PluginError when the line is not a JSON object with one (`shape` says what
+// it should look like), PluginRefusal when the plug-in answered {"error": ..}.
+nlohmann::ordered_json answer_assignment(const std::string& line, const std::string& shape);
 
 // Runs `ask` (one exchange and the check of its answer); a plug-in error it
 // throws comes out prefixed with `context()`: which plug-in, which request.

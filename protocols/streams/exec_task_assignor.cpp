@@ -84,14 +84,8 @@ std::string task_plugin_request(const StreamsGroupSpec& group, const TopologyDes
 
 StreamsGroupAssignment task_plugin_answer(const std::string& line, const StreamsGroupSpec& group,
                                           const TopologyDescriber& topology) {
-  const Json answer = Json::parse(line, nullptr, false);
-  if (answer.is_discarded()) bad(fmt::format("the answer is not JSON: '{}'", line.size() > 80 ? line.substr(0, 80) + "..." : line));
-  if (!answer.is_object()) bad(fmt::format("the answer is not a JSON object: {}", answer.dump().substr(0, 80)));
-  if (auto e = answer.find("error"); e != answer.end())
-    throw PluginRefusal(fmt::format("the plugin answered an error: {}", e->is_string() ? e->get<std::string>() : e->dump()));
-  const auto body = answer.find("assignment");
-  if (body == answer.end() || !body->is_object())
-    bad("the answer has no \"assignment\" object (expected {\"assignment\": {MEMBER: {\"active\": [TASK, ..], \"standby\": [..]}}})");
+  const Json assignment = answer_assignment(line, "{MEMBER: {\"active\": [TASK, ..], \"standby\": [..]}}");
+  const auto* body = &assignment;
   StreamsGroupAssignment out;
   for (const auto& [id, m] : group.members) out[id];  // a member the answer leaves out gets nothing
   for (const auto& [id, value] : body->items()) {

@@ -2,6 +2,7 @@
 
 #include "metrics/lag.hpp"
 #include "metrics/processing.hpp"
+#include "protocols/catalog.hpp"
 #include "tools/report/vega.hpp"
 
 #include <fmt/format.h>
@@ -63,7 +64,10 @@ Replay replay(const std::vector<TraceEvent>& events, Time end) {
   };
   for (const auto& ev : events) {
     if (ev.actor == "scenario") {
-      if (ev.kind == "run") r.epochs = ev.text("protocol") != nullptr && (*ev.text("protocol") == "consumer" || *ev.text("protocol") == "streams");
+      if (ev.kind == "run") {  // classic groups count generations; KIP-848 and KIP-1071 groups epochs
+        const auto* info = ev.text("protocol") != nullptr ? protocols::find_protocol(*ev.text("protocol")) : nullptr;
+        r.epochs = info != nullptr && info->family != protocols::Family::Classic;
+      }
       if (ev.kind == "disruption") {
         const std::string* action = ev.text("action");
         const std::string* member = ev.text("member");
