@@ -7,6 +7,8 @@
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"
 
+#include <boost/container/flat_set.hpp>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -31,7 +33,9 @@ struct MemberMetadata {
 };
 
 struct Partitions {
-  using Assignment = std::set<TopicPartition>;
+  // Sorted and contiguous: a member holds tens to thousands of partitions, and
+  // the coordinator copies, compares and splits assignments at every step.
+  using Assignment = boost::container::flat_set<TopicPartition>;
   using Owned = std::vector<TopicPartition>;  // ownedTopicPartitions
   using MemberMetadata = consumer::MemberMetadata;
   using GroupMetadata = Metadata;  // the subscribed topics' partition counts

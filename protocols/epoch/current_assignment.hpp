@@ -50,13 +50,20 @@ struct Step {
 // not released yet (UNRELEASED: its owner has not let go).
 template <class Set, class HeldElsewhere>
 Step<Set> split(const Set& assigned, const Set& target, const HeldElsewhere& held_elsewhere) {
+  // Both sets are sorted: one merge walk, each output appended at its end.
   Step<Set> s;
-  for (const auto& unit : assigned) (target.count(unit) != 0 ? s.keep : s.revoke).insert(unit);
+  const auto less = assigned.key_comp();
+  auto a = assigned.begin();
   for (const auto& unit : target) {
-    if (s.keep.count(unit) != 0) continue;
+    for (; a != assigned.end() && less(*a, unit); ++a) s.revoke.insert(s.revoke.end(), *a);
+    if (a != assigned.end() && !less(unit, *a)) {
+      s.keep.insert(s.keep.end(), *a++);
+      continue;
+    }
     if (held_elsewhere(unit)) s.withheld = true;
-    else s.add.insert(unit);
+    else s.add.insert(s.add.end(), unit);
   }
+  for (; a != assigned.end(); ++a) s.revoke.insert(s.revoke.end(), *a);
   return s;
 }
 

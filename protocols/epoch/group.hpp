@@ -138,6 +138,7 @@ class EpochGroup {
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void cancel_rebalance(const std::string& member_id);
   bool converged() const;  // every member at the target epoch, Stable
+  bool member_converged(const MemberView& m) const;
   GroupState computed_state() const;
 
   Kernel& kernel_;
@@ -150,6 +151,12 @@ class EpochGroup {
   std::uint64_t next_member_number_ = 0;
   GroupState group_state_ = GroupState::Empty;
   int last_stable_epoch_ = -1;
+  // converged() is asked at every heartbeat but can change only with a
+  // record (epochs, states, removals and the target epoch are all logged):
+  // its answer is kept until the next one, and the search for a member
+  // still behind starts at the one found last.
+  mutable std::optional<bool> converged_;
+  mutable std::string behind_hint_;
 };
 
 }  // namespace rsim::protocols::epoch

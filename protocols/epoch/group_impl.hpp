@@ -33,6 +33,7 @@ template <class T>
 void EpochGroup<T>::append(Record<T> r) {
   if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
   log_.append(std::move(r));
+  converged_.reset();
 }
 
 template <class T>
@@ -302,11 +303,23 @@ void EpochGroup<T>::cancel_rebalance(const std::string& member_id) {
 }
 
 template <class T>
+bool EpochGroup<T>::member_converged(const MemberView& m) const {
+  return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
+}
+
+template <class T>
 bool EpochGroup<T>::converged() const {
-  return std::all_of(state_.members.begin(), state_.members.end(), [&](const auto& e) {
-    const MemberView& m = e.second;
-    return m.epoch == kStaticLeaveEpoch || (m.epoch == state_.target_epoch && m.state == MemberState::Stable);
-  });
+  if (converged_) return *converged_;
+  const auto behind = [&](const auto& e) { return !member_converged(e.second); };
+  const auto from = state_.members.lower_bound(behind_hint_);
+  auto it = std::find_if(from, state_.members.end(), behind);
+  if (it == state_.members.end()) {
+    it = std::find_if(state_.members.begin(), from, behind);
+    if (it == from) it = state_.members.end();
+  }
+  if (it != state_.members.end()) behind_hint_ = it->first;
+  converged_ = it == state_.members.end();
+  return *converged_;
 }
 
 // Empty; Assigning (the group epoch moved past the target: a new target is
@@ -371,6 +384,7 @@ template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
   log_.assign(log);
+  converged_.reset();
   for (const auto& [id, m] : state_.members) {
     arm_session(id);
     if (m.state == MemberState::UnrevokedPartitions) arm_rebalance(id, m.epoch, m.rebalance_timeout);
