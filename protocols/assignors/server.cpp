@@ -13,31 +13,51 @@ namespace {
 // Throws unless every subscribed topic exists; returns the subscribed topics.
 std::set<std::string> subscribed_topics(const GroupSnapshot& group) {
   std::set<std::string> out;
-  for (const auto& m : group.members)
+  const std::vector<std::string>* previous = nullptr;
+  for (const auto& m : group.members) {
+    if (previous && m.topics == *previous) continue;  // most groups subscribe alike
+    previous = &m.topics;
     for (const auto& t : m.topics) {
       if (group.topics.count(t) == 0)
         throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
       out.insert(t);
     }
+  }
   return out;
+}
+
+// Each member's list in TopicPartition order (topic name, then partition),
+// comparing topics by their rank among the metadata's names (already in
+// name order) instead of comparing the names.
+void sort_lists(GroupAssignment& out, const GroupSnapshot& group) {
+  std::vector<std::pair<Topic, int>> ranked;
+  for (const auto& [name, n] : group.topics) ranked.emplace_back(Topic(name), static_cast<int>(ranked.size()));
+  std::vector<int> rank(Topic::count(), -1);
+  for (const auto& [topic, r] : ranked) rank[topic.id()] = r;
+  const auto key = [&](const TopicPartition& tp) { return std::pair(rank[tp.topic.id()], tp.partition); };
+  for (auto& [m, list] : out) {
+    const bool known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return rank[tp.topic.id()] >= 0; });
+    if (known) std::sort(list.begin(), list.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    else std::sort(list.begin(), list.end());
+  }
 }
 
 bool homogeneous(const GroupSnapshot& group) {
   if (group.members.empty()) return true;
   const std::set<std::string> first(group.members[0].topics.begin(), group.members[0].topics.end());
   return std::all_of(group.members.begin(), group.members.end(), [&](const MemberSubscription& m) {
-    return std::set<std::string>(m.topics.begin(), m.topics.end()) == first;
+    return m.topics == group.members[0].topics || std::set<std::string>(m.topics.begin(), m.topics.end()) == first;
   });
 }
 
 // A member's current target assignment by topic, topics in the order they
 // first appear, partitions ascending (a HashSet<Integer> of small ints).
-std::vector<std::pair<std::string, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned) {
-  std::vector<std::pair<std::string, std::vector<int>>> out;
+std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned) {
+  std::vector<std::pair<Topic, std::vector<int>>> out;
   for (const auto& tp : owned) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == tp.topic.name(); });
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == tp.topic; });
     if (it == out.end()) {
-      out.emplace_back(tp.topic.name(), std::vector<int>{});
+      out.emplace_back(tp.topic, std::vector<int>{});
       it = out.end() - 1;
     }
     it->second.push_back(tp.partition);
@@ -46,30 +66,51 @@ std::vector<std::pair<std::string, std::vector<int>>> by_topic(const std::vector
   return out;
 }
 
+// Owned partitions as a flag per partition, by topic handle: a set of them,
+// rebuilt at every target, was most of a large group's run, and a name
+// lookup per partition the most of what remained (issue 16). A partition
+// outside the metadata is not flagged.
+class OwnedFlags {
+ public:
+  explicit OwnedFlags(const GroupSnapshot& group) {
+    std::vector<std::pair<Topic, int>> topics;  // interned first: that may add handles
+    for (const auto& [name, n] : group.topics) topics.emplace_back(Topic(name), n);
+    flags_.resize(Topic::count());
+    counts_.assign(Topic::count(), 0);
+    for (const auto& [topic, n] : topics) counts_[topic.id()] = n;
+    for (const auto& m : group.members)
+      for (const auto& tp : m.owned) mark(tp);
+  }
+  bool owned(Topic t, int p) const {
+    const auto& f = flags_[t.id()];
+    return !f.empty() && f[static_cast<std::size_t>(p)] != 0;
+  }
+
+ private:
+  void mark(const TopicPartition& tp) {
+    const int n = counts_[tp.topic.id()];
+    if (tp.partition < 0 || tp.partition >= n) return;
+    auto& f = flags_[tp.topic.id()];
+    if (f.empty()) f.assign(static_cast<std::size_t>(n), 0);
+    f[static_cast<std::size_t>(tp.partition)] = 1;
+  }
+  std::vector<std::vector<char>> flags_;
+  std::vector<int> counts_;
+};
+
 GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
   GroupAssignment out;
   const std::set<std::string> subscribed(group.members[0].topics.begin(), group.members[0].topics.end());
   if (subscribed.empty()) return out;
-  // Owned partitions as a flag per partition of each topic: a set of them,
-  // rebuilt at every target, was most of a large group's run (issue 16).
-  std::map<std::string, std::vector<char>, std::less<>> assigned;
-  for (const auto& m : group.members)
-    for (const auto& tp : m.owned) {
-      const auto topic = group.topics.find(tp.topic.name());
-      if (topic == group.topics.end() || tp.partition < 0 || tp.partition >= topic->second) continue;  // not in the metadata
-      auto& flags = assigned[topic->first];
-      if (flags.empty()) flags.assign(static_cast<std::size_t>(topic->second), 0);
-      flags[static_cast<std::size_t>(tp.partition)] = 1;
-    }
+  const OwnedFlags assigned(group);
   // Unassigned partitions, topics in id-set order.
   std::vector<TopicPartition> unassigned;
   int total = 0;
   for (const auto& t : topic_id_order(group, {subscribed.begin(), subscribed.end()})) {
     const int n = group.topics.at(t);
     const Topic topic(t);
-    const auto flags = assigned.find(t);
     for (int p = 0; p < n; ++p)
-      if (flags == assigned.end() || flags->second[static_cast<std::size_t>(p)] == 0) unassigned.push_back(TopicPartition{topic, p});
+      if (!assigned.owned(topic, p)) unassigned.push_back(TopicPartition{topic, p});
     total += n;
   }
   const int members = static_cast<int>(group.members.size());
@@ -77,7 +118,7 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
   int extra = total % members;
   // Keep what fits the quota, in the member's topic order; the rest joins
   // the unassigned list. Unsubscribed topics are dropped.
-  std::vector<std::pair<std::string, int>> unfilled;  // member, remaining quota
+  std::vector<std::pair<std::vector<TopicPartition>*, int>> unfilled;  // member's list, remaining quota
   for (const auto& m : group.members) {
     int quota = min_quota;
     if (extra > 0) {
@@ -85,9 +126,8 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
       --extra;
     }
     auto& mine = out[m.member_id];
-    for (const auto& [t, partitions] : by_topic(m.owned)) {
-      if (subscribed.count(t) == 0) continue;
-      const Topic topic(t);
+    for (const auto& [topic, partitions] : by_topic(m.owned)) {
+      if (subscribed.count(topic.name()) == 0) continue;
       if (static_cast<int>(partitions.size()) <= quota) {
         quota -= static_cast<int>(partitions.size());
         for (int p : partitions) mine.push_back(TopicPartition{topic, p});
@@ -102,11 +142,15 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
         }
       }
     }
-    if (quota > 0) unfilled.emplace_back(m.member_id, quota);
+    if (quota > 0) unfilled.emplace_back(&mine, quota);
   }
   std::size_t next = 0;
-  for (const auto& [member, quota] : unfilled)
-    for (int i = 0; i < quota && next < unassigned.size(); ++i) out[member].push_back(unassigned[next++]);
+  for (const auto& [mine, quota] : unfilled) {
+    const std::size_t take = std::min(static_cast<std::size_t>(quota), unassigned.size() - next);
+    mine->insert(mine->end(), unassigned.begin() + static_cast<std::ptrdiff_t>(next),
+                 unassigned.begin() + static_cast<std::ptrdiff_t>(next + take));
+    next += take;
+  }
   if (next < unassigned.size()) throw AssignorError("Partitions were left unassigned");
   return out;
 }
@@ -342,7 +386,7 @@ GroupAssignment UniformAssignor::assign(const GroupSnapshot& group) const {
   if (group.members.empty()) return {};
   GroupAssignment out = homogeneous(group) ? homogeneous_uniform(group)
                                            : HeterogeneousBuilder(group, topic_uuid_order(group, subscribed)).build();
-  for (auto& [m, list] : out) std::sort(list.begin(), list.end());
+  sort_lists(out, group);
   return out;
 }
 
@@ -350,11 +394,25 @@ GroupAssignment ServerRangeAssignor::assign(const GroupSnapshot& group) const {
   const auto subscribed = subscribed_topics(group);
   GroupAssignment out;
   for (const auto& m : group.members) out[m.member_id];
-  const auto sorted = sorted_members(group);  // instance ids first, then member ids
+  // Each topic's subscribers' lists in sorted order (instance ids first,
+  // then member ids), in one pass over the members; a member subscribing
+  // as the one before it reuses its lookups.
+  using List = std::vector<TopicPartition>;
+  std::map<std::string, std::vector<List*>, std::less<>> subscribers;
+  const std::vector<std::string>* previous = nullptr;
+  std::vector<std::vector<List*>*> slots;  // the previous member's topics' entries
+  for (const auto* m : sorted_members(group)) {
+    if (!previous || m->topics != *previous) {
+      slots.clear();
+      for (const auto& t : m->topics) slots.push_back(&subscribers[t]);
+      previous = &m->topics;
+    }
+    List* mine = &out[m->member_id];
+    for (auto* subs : slots)
+      if (subs->empty() || subs->back() != mine) subs->push_back(mine);
+  }
   for (const auto& t : subscribed) {
-    std::vector<const MemberSubscription*> subs;
-    for (const auto* m : sorted)
-      if (std::find(m->topics.begin(), m->topics.end(), t) != m->topics.end()) subs.push_back(m);
+    const auto& subs = subscribers[t];
     if (subs.empty()) continue;
     const int partitions = group.topics.at(t);
     const int k = static_cast<int>(subs.size());
@@ -363,7 +421,8 @@ GroupAssignment ServerRangeAssignor::assign(const GroupSnapshot& group) const {
     int next = 0;
     for (int i = 0; i < k; ++i) {
       const int count = quota + (i < extra ? 1 : 0);
-      for (int p = 0; p < count; ++p) out[subs[static_cast<std::size_t>(i)]->member_id].push_back(TopicPartition{topic, next++});
+      List& mine = *subs[static_cast<std::size_t>(i)];
+      for (int p = 0; p < count; ++p) mine.push_back(TopicPartition{topic, next++});
     }
   }
   return out;

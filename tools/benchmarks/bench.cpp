@@ -15,6 +15,7 @@
 // identical (the sweep's determinism contract).
 #include "metrics/summary.hpp"
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/assignors/server.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/runner.hpp"
 #include "sim/kernel.hpp"
@@ -163,6 +164,14 @@ double median_ms(F&& f, int repeats) {
   return median(ms);
 }
 
+// The classic (client-side) assignors by their names; the broker-side ones
+// of consumer groups as "uniform" and "server-range".
+std::unique_ptr<protocols::Assignor> make_bench_assignor(const std::string& name) {
+  if (name == "server-range") return protocols::make_consumer_assignor("range");
+  if (name == "uniform") return protocols::make_consumer_assignor("uniform");
+  return protocols::make_classic_assignor(name);
+}
+
 void bench_assignors(const std::vector<std::string>& names) {
   struct Size {
     int members, partitions;
@@ -172,7 +181,7 @@ void bench_assignors(const std::vector<std::string>& names) {
   fmt::print("  {:<12} {:>6} {:>7} {:>6} {:>10} {:>10} {:>10} {:>12}\n", "assignor", "members", "partitions", "topics",
              "fresh", "one leaves", "baseline", "us/partition");
   for (const auto& name : names) {
-    const auto assignor = protocols::make_classic_assignor(name);
+    const auto assignor = make_bench_assignor(name);
     for (int topics : {1, 100}) {
       for (const auto& size : sizes) {
         const int repeats = size.partitions >= 100000 ? 7 : 21;
@@ -300,8 +309,8 @@ int main(int argc, char** argv) {
     } else if (w == "assignors") {
       // Optionally followed by the assignors to measure.
       std::vector<std::string> names;
-      while (i + 1 < what.size() && protocols::make_classic_assignor(what[i + 1]) != nullptr) names.push_back(what[++i]);
-      if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky"};
+      while (i + 1 < what.size() && make_bench_assignor(what[i + 1]) != nullptr) names.push_back(what[++i]);
+      if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"};
       bench_assignors(names);
     } else if (w == "scenarios") {
       bench_scenarios();
