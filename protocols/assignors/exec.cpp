@@ -149,12 +149,11 @@ Json answer_assignment(const std::string& line, const std::string& shape) {
 
 GroupAssignment plugin_answer(const std::string& line, const GroupSnapshot& group, bool cooperative) {
   const Json assignment = answer_assignment(line, "{MEMBER: {TOPIC: [PARTITION, ..]}}");
-  const auto* body = &assignment;
   std::map<std::string, const MemberSubscription*> members;
   for (const auto& m : group.members) members.emplace(m.member_id, &m);
   GroupAssignment out;
   for (const auto& m : group.members) out[m.member_id];  // a member the answer leaves out gets nothing
-  for (const auto& [id, value] : body->items()) {
+  for (const auto& [id, value] : assignment.items()) {
     const auto m = members.find(id);
     if (m == members.end()) bad(fmt::format("the answer names member '{}', which is not in the group", id));
     out[id] = member_partitions(group, *m->second, value);

@@ -26,14 +26,21 @@ std::set<std::string> subscribed_topics(const GroupSnapshot& group) {
   return out;
 }
 
+// The metadata's topics as handles with their partition counts, in name
+// order; interned here, before a table is sized by Topic::count().
+std::vector<std::pair<Topic, int>> metadata_topics(const GroupSnapshot& group) {
+  std::vector<std::pair<Topic, int>> out;
+  for (const auto& [name, n] : group.topics) out.emplace_back(Topic(name), n);
+  return out;
+}
+
 // Each member's list in TopicPartition order (topic name, then partition),
 // comparing topics by their rank among the metadata's names (already in
 // name order) instead of comparing the names.
 void sort_lists(GroupAssignment& out, const GroupSnapshot& group) {
-  std::vector<std::pair<Topic, int>> ranked;
-  for (const auto& [name, n] : group.topics) ranked.emplace_back(Topic(name), static_cast<int>(ranked.size()));
+  const auto topics = metadata_topics(group);
   std::vector<int> rank(Topic::count(), -1);
-  for (const auto& [topic, r] : ranked) rank[topic.id()] = r;
+  for (std::size_t i = 0; i < topics.size(); ++i) rank[topics[i].first.id()] = static_cast<int>(i);
   const auto key = [&](const TopicPartition& tp) { return std::pair(rank[tp.topic.id()], tp.partition); };
   for (auto& [m, list] : out) {
     const bool known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return rank[tp.topic.id()] >= 0; });
@@ -73,8 +80,7 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
 class OwnedFlags {
  public:
   explicit OwnedFlags(const GroupSnapshot& group) {
-    std::vector<std::pair<Topic, int>> topics;  // interned first: that may add handles
-    for (const auto& [name, n] : group.topics) topics.emplace_back(Topic(name), n);
+    const auto topics = metadata_topics(group);
     flags_.resize(Topic::count());
     counts_.assign(Topic::count(), 0);
     for (const auto& [topic, n] : topics) counts_[topic.id()] = n;

@@ -85,10 +85,9 @@ std::string task_plugin_request(const StreamsGroupSpec& group, const TopologyDes
 StreamsGroupAssignment task_plugin_answer(const std::string& line, const StreamsGroupSpec& group,
                                           const TopologyDescriber& topology) {
   const Json assignment = answer_assignment(line, "{MEMBER: {\"active\": [TASK, ..], \"standby\": [..]}}");
-  const auto* body = &assignment;
   StreamsGroupAssignment out;
   for (const auto& [id, m] : group.members) out[id];  // a member the answer leaves out gets nothing
-  for (const auto& [id, value] : body->items()) {
+  for (const auto& [id, value] : assignment.items()) {
     if (group.members.count(id) == 0) bad(fmt::format("the answer names member '{}', which is not in the group", id));
     out[id] = member_tasks(id, value);
   }
