@@ -7,6 +7,8 @@
 #include <compare>
 #include <optional>
 #include <set>
+
+#include <boost/container/flat_set.hpp>
 #include <string>
 #include <string_view>
 
@@ -23,7 +25,9 @@ struct TaskId {
 std::string to_string(const TaskId& t);
 std::optional<TaskId> parse_task(std::string_view text);
 
-using TaskSet = std::set<TaskId>;
+// Sorted and contiguous: a member holds up to thousands of tasks, and the
+// coordinator copies, compares and splits them at every step.
+using TaskSet = boost::container::flat_set<TaskId>;
 
 // A member's tasks by role. A warm-up is a standby the assignor places on a
 // process that is not caught up, to move an active task there later.
