@@ -27,10 +27,16 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <cmath>
 #include <functional>
 #include <iterator>
 #include <malloc.h>
+#include <map>
 #include <queue>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <tuple>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -201,60 +207,167 @@ void bench_assignors(const std::vector<std::string>& names) {
 // ---- scenarios ---------------------------------------------------------------
 //
 // Whole runs (simulation and metrics) of a rolling bounce of every member of
-// a group of N members on one topic of 10 N partitions, each down 5 s, 10 s
-// apart, for each protocol family's representative. Figures: wall time,
-// kernel events per second beside the bare push/pop loop's of the kernel
-// benchmark (measured in the same run), and simulated time over wall time.
+// a group of N members on one topic of P N partitions (Streams: one stateful
+// sub-topology over it), each member down 5 s, one every 10 s, for every
+// protocol. Each grid point runs in a child process, so that its peak
+// resident memory is its own (wait4's ru_maxrss). Figures: wall time, kernel
+// events and events per second beside the bare push/pop loop's (measured in
+// the same run), simulated time over wall time, peak memory; then, per
+// protocol and partitions per member, the growth exponents k of wall time
+// (~ N^k) and of wall time per event between successive N.
 
-std::string rolling_bounce_of(int members) {
+struct GridOptions {
+  std::vector<int> members{10, 100, 300, 1000};
+  std::vector<int> per_member{10, 100};
+  std::vector<std::string> protocols{"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"};
+  int repeats = 3;  // median of; a point whose first run takes over 10 s runs once
+};
+
+std::string rolling_bounce_of(int members, int partitions, const std::string& protocol) {
+  const bool streams = protocol == "streams";
   return fmt::format(R"(
 name: bench-rolling-bounce
 seed: 1
 duration: {}s
-config: {{session.timeout.ms: 45000, heartbeat.interval.ms: 3000}}
+{}config: {{session.timeout.ms: 45000, heartbeat.interval.ms: 3000}}
 network: {{latency: {{uniform: [0.5ms, 2ms]}}}}
 costs: {{revoke: 10ms, assign: 20ms}}
 load: {{produce.rate: 1000, process.rate: 4000}}
 topics: [{{name: orders, partitions: {}}}]
-members: {{count: {}, prefix: c, subscribe: [orders]}}
+{}members: {{count: {}, prefix: c{}}}
 events:
   - {{at: 30s, rolling-bounce: all, down: 5s, interval: 10s}}
 )",
-                     30 + 10 * members + 120, 10 * members, members);
+                     30 + 10 * members + 120, streams ? "protocol: streams\n" : "", partitions,
+                     streams ? "topology: {subtopologies: [{id: \"0\", source: [orders], state: [store]}]}\n" : "",
+                     members, streams ? "" : ", subscribe: [orders]");
 }
 
-void bench_scenarios() {
+struct PointResult {
+  double wall_ms = 0;
+  std::uint64_t events = 0;
+  double simulated_s = 0;
+  int runs = 0;
+  long peak_kib = 0;
+};
+
+PointResult measure_point(const std::string& text, const std::string& protocol, int repeats) {
+  const auto s = scenario::load_text(text, "bench.yaml");
+  scenario::RunOptions o;
+  o.protocol = protocol;
+  std::vector<double> ms;
+  PointResult p;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    const auto r = scenario::run(s, o);
+    (void)metrics::summarize(s, r);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    p.events = r.events_executed;
+    p.simulated_s = std::chrono::duration<double>(r.end - kTimeZero).count();
+    if (ms.back() > 10'000) break;  // a long run is its own average
+  }
+  p.wall_ms = median(ms);
+  p.runs = static_cast<int>(ms.size());
+  return p;
+}
+
+// Runs one grid point in a child process and reads back its figures and
+// its peak resident memory.
+PointResult measure_in_child(const std::string& text, const std::string& protocol, int repeats) {
+  int fds[2];
+  if (pipe(fds) != 0) std::abort();
+  const pid_t pid = fork();
+  if (pid < 0) std::abort();
+  if (pid == 0) {
+    close(fds[0]);
+    const PointResult p = measure_point(text, protocol, repeats);
+    const auto written = write(fds[1], &p, sizeof p);
+    _exit(written == static_cast<ssize_t>(sizeof p) ? 0 : 1);
+  }
+  close(fds[1]);
+  PointResult p;
+  const auto got = read(fds[0], &p, sizeof p);
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid || got != static_cast<ssize_t>(sizeof p) || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "bench: the run of {} failed\n", protocol);
+    std::exit(1);
+  }
+  p.peak_kib = usage.ru_maxrss;
+  return p;
+}
+
+// The exponent k of y ~ x^k between two points.
+double growth(double x0, double y0, double x1, double y1) { return std::log(y1 / y0) / std::log(x1 / x0); }
+
+void print_growth(const GridOptions& g, const std::map<std::tuple<std::string, int, int>, PointResult>& results) {
+  if (g.members.size() < 2) return;
+  fmt::print("  growth exponents between successive N (wall ~ N^k; per event ~ N^k, 0 when an event's cost does not grow):\n");
+  for (const int per : g.per_member) {
+    for (const auto& protocol : g.protocols) {
+      std::string wall, per_event;
+      for (std::size_t i = 1; i < g.members.size(); ++i) {
+        const auto& a = results.at({protocol, per, g.members[i - 1]});
+        const auto& b = results.at({protocol, per, g.members[i]});
+        const double n0 = g.members[i - 1], n1 = g.members[i];
+        wall += fmt::format(" {:>5.2f}", growth(n0, a.wall_ms, n1, b.wall_ms));
+        per_event += fmt::format(" {:>5.2f}", growth(n0, a.wall_ms / static_cast<double>(a.events), n1,
+                                                     b.wall_ms / static_cast<double>(b.events)));
+      }
+      fmt::print("    {:>3} N partitions {:<12} wall{}   per event{}\n", per, protocol, wall, per_event);
+    }
+  }
+}
+
+void bench_scenarios(const GridOptions& g) {
   const auto delays = make_delays(1);
   std::vector<double> bare;
   for (int i = 0; i < 3; ++i) bare.push_back(run_bare(delays));
   const double b = median(bare);
-  fmt::print("scenarios: a rolling bounce of every member (N members, 10 N partitions), run + metrics, median of 3\n");
+  fmt::print("scenarios: a rolling bounce of every member (N members, P N partitions), run + metrics, median of {}\n",
+             g.repeats);
   fmt::print("  baseline: bare std::priority_queue push/pop {:.2f} M events/s\n", b / 1e6);
-  fmt::print("  {:>7} {:<12} {:>10} {:>12} {:>12} {:>10} {:>14}\n", "members", "protocol", "wall ms", "events",
-             "M events/s", "/ bare", "sim / wall");
-  for (int members : {10, 100, 300}) {
-    const auto s = scenario::load_text(rolling_bounce_of(members), "bench.yaml");
-    for (const char* protocol : {"eager", "cooperative", "consumer"}) {
-      scenario::RunOptions o;
-      o.protocol = protocol;
-      std::vector<double> ms;
-      std::uint64_t events = 0;
-      Time end = kTimeZero;
-      for (int i = 0; i < 3; ++i) {
-        const auto t0 = Clock::now();
-        const auto r = scenario::run(s, o);
-        (void)metrics::summarize(s, r);
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        events = r.events_executed;
-        end = r.end;
+  fmt::print("  {:>7} {:>10} {:<12} {:>10} {:>5} {:>12} {:>11} {:>8} {:>11} {:>9}\n", "members", "partitions", "protocol",
+             "wall ms", "runs", "events", "M events/s", "/ bare", "sim / wall", "peak MiB");
+  std::map<std::tuple<std::string, int, int>, PointResult> results;
+  for (const int per : g.per_member) {
+    for (const int members : g.members) {
+      for (const auto& protocol : g.protocols) {
+        const PointResult p = measure_in_child(rolling_bounce_of(members, per * members, protocol), protocol, g.repeats);
+        const double rate = static_cast<double>(p.events) / (p.wall_ms / 1000.0);
+        fmt::print("  {:>7} {:>10} {:<12} {:>10.1f} {:>5} {:>12} {:>11.2f} {:>7.2f}x {:>10.0f}x {:>9.0f}\n", members,
+                   per * members, protocol, p.wall_ms, p.runs, p.events, rate / 1e6, rate / b,
+                   p.simulated_s / (p.wall_ms / 1000.0), static_cast<double>(p.peak_kib) / 1024.0);
+        std::fflush(stdout);
+        results[{protocol, per, members}] = p;
       }
-      const double wall = median(ms);
-      const double rate = static_cast<double>(events) / (wall / 1000.0);
-      const double simulated_s = std::chrono::duration<double>(end - kTimeZero).count();
-      fmt::print("  {:>7} {:<12} {:>10.1f} {:>12} {:>12.2f} {:>9.2f}x {:>13.0f}x\n", members, protocol, wall, events,
-                 rate / 1e6, rate / b, simulated_s / (wall / 1000.0));
     }
   }
+  print_growth(g, results);
+}
+
+std::vector<int> int_list(const std::string& text) {
+  std::vector<int> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const auto comma = std::min(text.find(',', at), text.size());
+    out.push_back(std::stoi(text.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> word_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const auto comma = std::min(text.find(',', at), text.size());
+    out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -313,7 +426,28 @@ int main(int argc, char** argv) {
       if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"};
       bench_assignors(names);
     } else if (w == "scenarios") {
-      bench_scenarios();
+      // Optionally followed by --members, --partitions-per-member,
+      // --protocols (comma lists) and --repeats.
+      GridOptions g;
+      while (i + 1 < what.size() && what[i + 1].starts_with("--")) {
+        const std::string option = what[++i];
+        if (i + 1 >= what.size()) {
+          fmt::print(stderr, "bench: {} needs a value\n", option);
+          return 2;
+        }
+        const std::string value = what[++i];
+        try {
+          if (option == "--members") g.members = int_list(value);
+          else if (option == "--partitions-per-member") g.per_member = int_list(value);
+          else if (option == "--protocols") g.protocols = word_list(value);
+          else if (option == "--repeats") g.repeats = std::stoi(value);
+          else throw std::invalid_argument(option);
+        } catch (const std::exception&) {
+          fmt::print(stderr, "bench: bad scenarios option {} {}\n", option, value);
+          return 2;
+        }
+      }
+      bench_scenarios(g);
     } else if (w == "sweep") {
       bench_sweep();
     } else {
