@@ -77,6 +77,8 @@ class InvariantChecker {
   void check_generation(const TraceEvent& ev);
   void check_member_epoch(const TraceEvent& ev);
   void check_process_copies(const TraceEvent& ev);
+  void drop_copy(const std::string& member, const std::string& task);
+  void drop_copies(const std::string& member);
   void track_impairment(const TraceEvent& ev);
   void track_lost_message(const TraceEvent& ev);
   void open(const std::string& member, const std::string& what, Time from, std::optional<Time> to = std::nullopt);
@@ -97,6 +99,7 @@ class InvariantChecker {
   std::map<std::string, std::string> process_of_;          // Streams member -> its process
   bool kip1071_ = false;  // the run is under the streams protocol (its coordinator withholds copies)
   std::map<std::string, std::set<std::string>> copies_;    // Streams member -> tasks it holds, any role
+  std::map<std::string, std::set<std::string>> holders_;   // task -> the members of copies_ holding it
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.
   std::map<std::string, std::vector<Time>> answers_;

@@ -82,6 +82,26 @@ TEST_CASE("invariants: a Streams process holding an active and a standby of one 
   CHECK_FALSE(check(classic).violation);
 }
 
+TEST_CASE("invariants: a crashed Streams thread's copies are gone; a copy it held before crashing is not") {
+  Script t;
+  t.ev(0s, "scenario", "run", {{"protocol", std::string("streams")}});
+  t.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
+      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
+      .ev(0s, "A1", "start").ev(0s, "A2", "start");
+  t.ev(1s, "A2", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-0", "T-1"}}});
+  t.ev(2s, "A2", "crash");
+  t.owns(3s, "A1", {"T-0"}, 2);
+  CHECK_FALSE(check(t).violation);
+  // Back with a standby of T-1 while A1 takes it active: a copy.
+  t.ev(4s, "A2", "assigned", {{"generation", std::int64_t{3}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-1"}}});
+  t.owns(5s, "A1", {"T-1"}, 4);
+  const auto m = check(t);
+  REQUIRE(m.violation);
+  CHECK(m.violation->invariant == "process-copies");
+  CHECK(m.violation->at == time_at(5s));
+  CHECK(m.violation->members == std::vector<std::string>{"A2", "A1"});
+}
+
 TEST_CASE("invariants: a coordinator whose state its records log does not replay to is a violation") {
   Script t;
   t.ev(0s, "A", "start").owns(1s, "A", {"T-0", "T-1"}).ev(10s, "coordinator", "failover");
