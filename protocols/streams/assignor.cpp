@@ -40,7 +40,7 @@ class TaskIndex {
  public:
   explicit TaskIndex(const TopologyDescriber& topology) {
     for (const auto& [id, sub] : topology.subtopologies) {
-      subs_.push_back(Sub{&id, size_, sub.tasks, sub.stateful});
+      subs_.push_back(Sub{SubtopologyId(id), size_, sub.tasks, sub.stateful});
       size_ += std::max(sub.tasks, 0);
       max_tasks_ = std::max(max_tasks_, sub.tasks);
     }
@@ -52,14 +52,14 @@ class TaskIndex {
   // -1 for a task the topology does not have (a stale current assignment).
   int find(const TaskId& t) const {
     const auto it = std::lower_bound(subs_.begin(), subs_.end(), t.subtopology,
-                                     [](const Sub& s, const std::string& id) { return *s.id < id; });
-    if (it == subs_.end() || *it->id != t.subtopology || t.partition < 0 || t.partition >= it->tasks) return -1;
+                                     [](const Sub& s, SubtopologyId id) { return s.id < id; });
+    if (it == subs_.end() || it->id != t.subtopology || t.partition < 0 || t.partition >= it->tasks) return -1;
     return it->base + t.partition;
   }
 
   TaskId task(int index) const {
     const Sub& s = subs_[sub_of(index)];
-    return TaskId{*s.id, index - s.base};
+    return TaskId{s.id, index - s.base};
   }
 
   // Every task (or every stateful one) ordered by (partition, sub-topology).
@@ -73,7 +73,7 @@ class TaskIndex {
 
  private:
   struct Sub {
-    const std::string* id;
+    SubtopologyId id;
     int base, tasks;
     bool stateful;
   };

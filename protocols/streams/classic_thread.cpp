@@ -6,7 +6,7 @@
 
 namespace rsim::protocols::streams {
 
-TopicPartition task_resource(const TaskId& t) { return {Topic::subtopology(t.subtopology), t.partition}; }
+TopicPartition task_resource(const TaskId& t) { return {Topic::subtopology(t.subtopology.str()), t.partition}; }
 
 TaskId task_of(const TopicPartition& tp) {
   const std::string& n = tp.topic.name();

@@ -4,7 +4,7 @@
 
 namespace rsim::protocols::streams {
 
-std::string to_string(const TaskId& t) { return t.subtopology + "_" + std::to_string(t.partition); }
+std::string to_string(const TaskId& t) { return t.subtopology.str() + "_" + std::to_string(t.partition); }
 
 std::optional<TaskId> parse_task(std::string_view text) {
   const auto cut = text.rfind('_');
