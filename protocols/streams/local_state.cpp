@@ -1,6 +1,7 @@
 #include "protocols/streams/local_state.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace rsim::protocols::streams {
 
@@ -15,11 +16,22 @@ Duration LocalState::restore_time(std::uint64_t bytes) const {
   return Duration{static_cast<std::int64_t>(us)};
 }
 
+const LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t) const {
+  const auto p = copies_.find(process);
+  if (p == copies_.end()) return nullptr;
+  const auto c = p->second.find(t);
+  return c == p->second.end() ? nullptr : &c->second;
+}
+
+LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t) {
+  return const_cast<Copy*>(std::as_const(*this).find(process, t));
+}
+
 std::uint64_t LocalState::lag(const std::string& process, const TaskId& t, Time now) const {
   if (!stateful(t)) return 0;
-  const auto it = copies_.find({process, t});
-  if (it == copies_.end()) return costs_.state_bytes;
-  const Copy& c = it->second;
+  const Copy* found = find(process, t);
+  if (found == nullptr) return costs_.state_bytes;
+  const Copy& c = *found;
   if (c.maintainers > 0) {
     if (now >= c.caught_up_at) return 0;
     const auto left = std::chrono::duration_cast<std::chrono::microseconds>(c.caught_up_at - now).count();
@@ -33,7 +45,7 @@ std::uint64_t LocalState::lag(const std::string& process, const TaskId& t, Time 
 Time LocalState::maintain(const std::string& process, const TaskId& t, Time start) {
   if (!stateful(t)) return start;
   const std::uint64_t behind = lag(process, t, start);
-  Copy& c = copies_[{process, t}];
+  Copy& c = copies_[process][t];
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));
   return c.caught_up_at;
@@ -41,20 +53,20 @@ Time LocalState::maintain(const std::string& process, const TaskId& t, Time star
 
 void LocalState::seed(const std::string& process, const TaskId& t) {
   if (!stateful(t)) return;
-  Copy& c = copies_[{process, t}];
+  Copy& c = copies_[process][t];
   ++c.maintainers;
   c.caught_up_at = Time{};
 }
 
 void LocalState::release(const std::string& process, const TaskId& t, Time now, const std::string& holder) {
-  auto it = copies_.find({process, t});
-  if (it == copies_.end() || it->second.maintainers == 0) return;
-  if (it->second.maintainers > 1) {
-    --it->second.maintainers;
+  Copy* found = find(process, t);
+  if (found == nullptr || found->maintainers == 0) return;
+  if (found->maintainers > 1) {
+    --found->maintainers;
     return;
   }
   const std::uint64_t behind = lag(process, t, now);  // a restoration cut short stays behind
-  Copy& c = it->second;
+  Copy& c = *found;
   c.maintainers = 0;
   c.behind_bytes = behind;
   c.left_at = now;
@@ -62,15 +74,15 @@ void LocalState::release(const std::string& process, const TaskId& t, Time now, 
 }
 
 const std::string* LocalState::released_by(const std::string& process, const TaskId& t) const {
-  const auto it = copies_.find({process, t});
-  if (it == copies_.end() || it->second.maintainers > 0) return nullptr;
-  return &it->second.released_by;
+  const Copy* c = find(process, t);
+  if (c == nullptr || c->maintainers > 0) return nullptr;
+  return &c->released_by;
 }
 
 std::vector<TaskId> LocalState::copies_at(const std::string& process) const {
   std::vector<TaskId> out;
-  for (auto it = copies_.lower_bound({process, TaskId{}}); it != copies_.end() && it->first.first == process; ++it)
-    out.push_back(it->first.second);
+  if (const auto p = copies_.find(process); p != copies_.end())
+    for (const auto& [t, c] : p->second) out.push_back(t);
   return out;
 }
 

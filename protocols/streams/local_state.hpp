@@ -72,7 +72,10 @@ class LocalState {
 
   StateCosts costs_;
   std::set<std::string> stateful_;
-  std::map<std::pair<std::string, TaskId>, Copy> copies_;
+  // By process, then task: one string lookup per call, then task compares.
+  std::map<std::string, std::map<TaskId, Copy>, std::less<>> copies_;
+  const Copy* find(const std::string& process, const TaskId& t) const;
+  Copy* find(const std::string& process, const TaskId& t);
 };
 
 }  // namespace rsim::protocols::streams
