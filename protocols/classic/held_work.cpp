@@ -64,10 +64,13 @@ void HeldWork::begin(const Metadata& metadata, const std::vector<JoinedMember>& 
 // of every hold, so it is neither handed to another member in the round its
 // owner revokes it nor taken from its owner for the delay.
 void HeldWork::release_claimed(const std::vector<JoinedMember>& members) {
-  std::set<TopicPartition> claimed;
-  for (const auto& m : members) claimed.insert(m.subscription.owned.begin(), m.subscription.owned.end());
+  if (departed_.empty()) return;
+  std::vector<TopicPartition> claimed;
+  for (const auto& m : members) claimed.insert(claimed.end(), m.subscription.owned.begin(), m.subscription.owned.end());
+  std::sort(claimed.begin(), claimed.end());
   for (auto it = departed_.begin(); it != departed_.end();) {
-    std::erase_if(it->second.partitions, [&](const TopicPartition& tp) { return claimed.count(tp) != 0; });
+    std::erase_if(it->second.partitions,
+                  [&](const TopicPartition& tp) { return std::binary_search(claimed.begin(), claimed.end(), tp); });
     it = it->second.partitions.empty() ? departed_.erase(it) : std::next(it);
   }
 }
@@ -114,20 +117,27 @@ void HeldWork::finish(std::vector<std::pair<std::string, MemberAssignment>>& out
 // otherwise they are held for the delay, as a departed member's.
 void HeldWork::reconstruct(const Metadata& metadata, const std::vector<JoinedMember>& members, Time now) {
   if (!previous_.empty() || !departed_.empty()) return;  // not new, or nothing to go on
-  std::set<TopicPartition> owned, all;
+  // Sorted vectors, and every subscribed topic once: a group of N members
+  // sharing a topic of P partitions would otherwise cost N x P set inserts.
+  std::vector<TopicPartition> owned;
+  std::set<std::string> topics;
   bool someone_empty = false;
   for (const auto& m : members) {
-    owned.insert(m.subscription.owned.begin(), m.subscription.owned.end());
+    owned.insert(owned.end(), m.subscription.owned.begin(), m.subscription.owned.end());
     someone_empty |= m.subscription.owned.empty();
-    for (const auto& t : m.subscription.topics)
-      if (auto it = metadata.find(t); it != metadata.end())
-        for (int p = 0; p < it->second; ++p) all.insert(TopicPartition{t, p});
+    topics.insert(m.subscription.topics.begin(), m.subscription.topics.end());
   }
   if (owned.empty()) return;  // a new group: nothing to reconstruct
+  std::sort(owned.begin(), owned.end());
   for (const auto& m : members) previous_[m.subscription.client_id] = m.subscription.owned;
   std::vector<TopicPartition> unowned;
-  for (const auto& tp : all)
-    if (owned.count(tp) == 0) unowned.push_back(tp);
+  for (const auto& t : topics) {  // by name, then partition: TopicPartition order
+    const auto it = metadata.find(t);
+    if (it == metadata.end()) continue;
+    const Topic topic(t);
+    for (int p = 0; p < it->second; ++p)
+      if (!std::binary_search(owned.begin(), owned.end(), TopicPartition{topic, p})) unowned.push_back(TopicPartition{topic, p});
+  }
   if (!unowned.empty() && !someone_empty) departed_[std::string(kUnknownDeparted)] = Departed{unowned, now + max_delay_};
 }
 
