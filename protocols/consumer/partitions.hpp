@@ -45,6 +45,10 @@ struct Partitions {
     return epoch::split(assigned, target, held);
   }
   static bool holds(const Assignment& a, const TopicPartition& tp) { return a.count(tp) != 0; }
+  // The coordinator's count of holders per partition (epoch::EpochGroup).
+  static std::uint64_t holder_key(const TopicPartition& tp) {
+    return (std::uint64_t{tp.topic.id()} << 32) | static_cast<std::uint32_t>(tp.partition);
+  }
   // isUnreleasedPartition: another member has it, assigned or pending
   // revocation.
   template <class M>

@@ -36,6 +36,22 @@ class CompactedLog {
   // The record appended last.
   const Record<T>& back() const { return *slots_.back(); }
 
+  // The member's latest current assignment, if one was written since its
+  // last tombstone.
+  const CurrentAssignment<typename T::Assignment>* current_of(const std::string& member_id) const {
+    const auto it = where_.find(Key{kCurrent, member_id});
+    if (it == where_.end()) return nullptr;
+    return &std::get<CurrentAssignmentRecord<T>>(*slots_[it->second]).current;
+  }
+
+  // Every member's latest current assignment, in write order.
+  template <class F>
+  void for_each_current(F&& f) const {
+    for (const auto& s : slots_)
+      if (s)
+        if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&*s)) f(c->current);
+  }
+
   // What survives, in write order.
   std::vector<Record<T>> records() const {
     std::vector<Record<T>> out;
