@@ -13,6 +13,7 @@
 #include "protocols/epoch/heartbeat.hpp"
 #include "protocols/epoch/compacted_log.hpp"
 #include "protocols/epoch/coordinator_record.hpp"
+#include "protocols/epoch/holder_counts.hpp"
 #include "protocols/epoch/records.hpp"
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
@@ -21,7 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -136,19 +137,7 @@ class EpochGroup {
   void reconcile(MemberView& m, const std::optional<Owned>& owned);
   void next_assignment(MemberView& m, const std::optional<Owned>& owned);
   bool unreleased_anywhere(const MemberView& asker, const auto& unit) const;
-  // Kafka's partition epochs, for the assignment types that opt in
-  // (T::holder_key): how many members' logged current assignments hold each
-  // unit, kept as the records are written, so that "does another member
-  // still hold it?" is a lookup instead of a walk over every member.
-  static constexpr bool kHolderIndex = requires(const typename T::Assignment& a) { T::holder_key(*a.begin()); };
-  bool held_by_other(const MemberView& asker, const CurrentAssignment<Assignment>* logged, const auto& unit) const
-    requires kHolderIndex;
-  void count_holders(const Record<T>& r)
-    requires kHolderIndex;
-  void count_change(const Assignment& before, const Assignment& after)
-    requires kHolderIndex;
-  void recount_holders()
-    requires kHolderIndex;
+  void count_holders(const Record<T>& r);
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void cancel_rebalance(const std::string& member_id);
   bool converged() const;  // every member at the target epoch, Stable
@@ -171,7 +160,7 @@ class EpochGroup {
   // still behind starts at the one found last.
   mutable std::optional<bool> converged_;
   mutable std::string behind_hint_;
-  std::unordered_map<std::uint64_t, std::uint32_t> holders_;  // never iterated (kHolderIndex)
+  std::conditional_t<kHolderCounts<T>, HolderCounts<T>, NoHolderCounts> holders_;
 };
 
 }  // namespace rsim::protocols::epoch

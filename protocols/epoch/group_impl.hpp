@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
 
 namespace rsim::protocols::epoch {
 
@@ -33,66 +32,18 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
 template <class T>
 void EpochGroup<T>::append(Record<T> r) {
   if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
-  if constexpr (kHolderIndex) count_holders(r);
+  count_holders(r);
   log_.append(std::move(r));
   converged_.reset();
 }
 
 // Before the record replaces the member's last one: count what changed.
 template <class T>
-void EpochGroup<T>::count_holders(const Record<T>& r)
-  requires kHolderIndex
-{
-  static const CurrentAssignment<Assignment> kNone{};
-  const std::string* member = nullptr;
-  const CurrentAssignment<Assignment>* after = &kNone;
-  if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) {
-    member = &c->member_id;
-    after = &c->current;
-  } else if (const auto* t = std::get_if<MemberTombstone>(&r)) {
-    member = &t->member_id;
-  } else {
-    return;
+void EpochGroup<T>::count_holders(const Record<T>& r) {
+  if constexpr (kHolderCounts<T>) {
+    if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) holders_.record(log_.current_of(c->member_id), &c->current);
+    else if (const auto* t = std::get_if<MemberTombstone>(&r)) holders_.record(log_.current_of(t->member_id), nullptr);
   }
-  const auto* before = log_.current_of(*member);
-  if (before == nullptr) before = &kNone;
-  count_change(before->assigned, after->assigned);
-  count_change(before->revoking, after->revoking);
-}
-
-// One merge walk over two sorted sets: only the units that differ touch
-// the counts (a member's record is rewritten at every epoch, mostly with
-// the same units).
-template <class T>
-void EpochGroup<T>::count_change(const Assignment& before, const Assignment& after)
-  requires kHolderIndex
-{
-  auto b = before.begin();
-  auto a = after.begin();
-  while (b != before.end() || a != after.end()) {
-    if (a == after.end() || (b != before.end() && *b < *a)) {
-      auto it = holders_.find(T::holder_key(*b++));
-      assert(it != holders_.end());  // counted when its record was written
-      if (--it->second == 0) holders_.erase(it);
-    } else if (b == before.end() || *a < *b) {
-      ++holders_[T::holder_key(*a++)];
-    } else {
-      ++a;
-      ++b;
-    }
-  }
-}
-
-template <class T>
-void EpochGroup<T>::recount_holders()
-  requires kHolderIndex
-{
-  holders_.clear();
-  static const Assignment kNothing{};
-  log_.for_each_current([this](const CurrentAssignment<Assignment>& c) {
-    count_change(kNothing, c.assigned);
-    count_change(kNothing, c.revoking);
-  });
 }
 
 template <class T>
@@ -304,9 +255,9 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   CurrentAssignment<Assignment>& current = m;
   const CurrentAssignment<Assignment> before = current;
   const CurrentAssignment<Assignment>* logged = nullptr;
-  if constexpr (kHolderIndex) logged = log_.current_of(m.member_id);
+  if constexpr (kHolderCounts<T>) logged = log_.current_of(m.member_id);
   auto held = [&](const auto& unit) {
-    if constexpr (kHolderIndex) return held_by_other(m, logged, unit);
+    if constexpr (kHolderCounts<T>) return holders_.held_by_other(m, logged, unit);
     else return unreleased_anywhere(m, unit);
   };
   static const Assignment kNothing{};
@@ -331,22 +282,6 @@ bool EpochGroup<T>::unreleased_anywhere(const MemberView& asker, const auto& uni
   for (const auto& [id, other] : state_.members)
     if (T::unreleased(other, asker, unit)) return true;
   return false;
-}
-
-// The same answer from the counts: every member's logged current
-// assignment is its live one, but the asker's, whose revocations were just
-// released and are not written yet; so its logged holding is taken out of
-// the count and its live one asked directly.
-template <class T>
-bool EpochGroup<T>::held_by_other(const MemberView& asker, const CurrentAssignment<Assignment>* logged,
-                                  const auto& unit) const
-  requires kHolderIndex
-{
-  std::uint32_t mine = 0;
-  if (logged != nullptr) mine = (T::holds(logged->assigned, unit) ? 1 : 0) + (T::holds(logged->revoking, unit) ? 1 : 0);
-  const auto it = holders_.find(T::holder_key(unit));
-  if (it != holders_.end() && it->second > mine) return true;
-  return T::unreleased(asker, asker, unit);
 }
 
 template <class T>
@@ -464,7 +399,7 @@ template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
   log_.assign(log);
-  if constexpr (kHolderIndex) recount_holders();
+  if constexpr (kHolderCounts<T>) holders_.rebuild(log_);
   converged_.reset();
   for (const auto& [id, m] : state_.members) {
     arm_session(id);

@@ -1,0 +1,80 @@
+// Kafka's partition epochs, for the assignment types that opt in (a
+// T::holder_key per unit): how many members' logged current assignments
+// hold each unit, kept as the records are written, so that "does another
+// member still hold it?" is a lookup instead of a walk over every member
+// (EpochGroup::next_assignment asks it for every unit a member is to get).
+#pragma once
+
+#include "protocols/epoch/compacted_log.hpp"
+#include "protocols/epoch/current_assignment.hpp"
+
+#include <cassert>
+#include <cstdint>
+#include <unordered_map>
+
+namespace rsim::protocols::epoch {
+
+template <class T>
+inline constexpr bool kHolderCounts = requires(const typename T::Assignment& a) { T::holder_key(*a.begin()); };
+
+template <class T>
+class HolderCounts {
+ public:
+  using Assignment = typename T::Assignment;
+  using Current = CurrentAssignment<Assignment>;
+
+  // A member's record goes from `before` to `after` (null: none).
+  void record(const Current* before, const Current* after) {
+    static const Current kNone{};
+    if (before == nullptr) before = &kNone;
+    if (after == nullptr) after = &kNone;
+    change(before->assigned, after->assigned);
+    change(before->revoking, after->revoking);
+  }
+
+  void rebuild(const CompactedLog<T>& log) {
+    counts_.clear();
+    log.for_each_current([this](const Current& c) { record(nullptr, &c); });
+  }
+
+  // The walk's answer from the counts: every member's logged current
+  // assignment is its live one but the asker's, whose revocations were just
+  // released and are not written yet; so its logged holding (`logged`) is
+  // taken out of the count and its live one asked directly.
+  template <class Member, class Unit>
+  bool held_by_other(const Member& asker, const Current* logged, const Unit& unit) const {
+    std::uint32_t mine = 0;
+    if (logged != nullptr) mine = (T::holds(logged->assigned, unit) ? 1 : 0) + (T::holds(logged->revoking, unit) ? 1 : 0);
+    const auto it = counts_.find(T::holder_key(unit));
+    if (it != counts_.end() && it->second > mine) return true;
+    return T::unreleased(asker, asker, unit);
+  }
+
+ private:
+  // One merge walk over two sorted sets: only the units that differ touch
+  // the counts (a member's record is rewritten at every epoch, mostly with
+  // the same units).
+  void change(const Assignment& before, const Assignment& after) {
+    auto b = before.begin();
+    auto a = after.begin();
+    while (b != before.end() || a != after.end()) {
+      if (a == after.end() || (b != before.end() && *b < *a)) {
+        auto it = counts_.find(T::holder_key(*b++));
+        assert(it != counts_.end());  // counted when its record was written
+        if (--it->second == 0) counts_.erase(it);
+      } else if (b == before.end() || *a < *b) {
+        ++counts_[T::holder_key(*a++)];
+      } else {
+        ++a;
+        ++b;
+      }
+    }
+  }
+
+  std::unordered_map<std::uint64_t, std::uint32_t> counts_;  // never iterated
+};
+
+// For the assignment types that do not opt in.
+struct NoHolderCounts {};
+
+}  // namespace rsim::protocols::epoch
