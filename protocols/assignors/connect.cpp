@@ -9,9 +9,22 @@ namespace rsim::protocols::connect {
 
 namespace {
 
-using Set = std::set<TopicPartition>;
+// Sorted vectors, not trees: a round builds sets of every connector and task
+// the cluster runs (100,000 and more), so they are sorted once, not grown.
+using Set = boost::container::flat_set<TopicPartition>;
 
 Set to_set(const std::vector<TopicPartition>& v) { return Set(v.begin(), v.end()); }
+
+// The items listed more than once across `lists`, sorted.
+Set listed_twice(std::initializer_list<const std::vector<TopicPartition>*> lists) {
+  std::vector<TopicPartition> all;
+  for (const auto* l : lists) all.insert(all.end(), l->begin(), l->end());
+  std::sort(all.begin(), all.end());
+  std::vector<TopicPartition> twice;
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i] == all[i - 1] && (twice.empty() || !(twice.back() == all[i]))) twice.push_back(all[i]);
+  return Set(boost::container::ordered_unique_range, twice.begin(), twice.end());
+}
 
 // base - each of `minus`, in base's (sorted) order.
 std::vector<TopicPartition> minus(const Set& base, std::initializer_list<const Set*> subtract) {
@@ -132,14 +145,15 @@ void IncrementalCooperativeAssignor::assign_tasks(std::vector<WorkerLoad>& loads
 }
 
 void IncrementalCooperativeAssignor::remember(const std::vector<WorkerLoad>& loads, int generation) {
-  previous_connectors_.clear();
-  previous_tasks_.clear();
   previous_members_.clear();
+  std::vector<TopicPartition> connectors, tasks;
   for (const auto& l : loads) {
-    previous_connectors_.insert(l.work.connectors.begin(), l.work.connectors.end());
-    previous_tasks_.insert(l.work.tasks.begin(), l.work.tasks.end());
+    connectors.insert(connectors.end(), l.work.connectors.begin(), l.work.connectors.end());
+    tasks.insert(tasks.end(), l.work.tasks.begin(), l.work.tasks.end());
     previous_members_.insert(l.worker);
   }
+  previous_connectors_ = to_set(connectors);
+  previous_tasks_ = to_set(tasks);
   previous_generation_ = generation;
 }
 
@@ -216,12 +230,12 @@ ClusterAssignment IncrementalCooperativeAssignor::assign(const Work& configured,
     previous_tasks_.clear();
   }
   const Set configured_connectors = to_set(configured.connectors), configured_tasks = to_set(configured.tasks);
-  Set active_connectors, active_tasks;
-  std::map<TopicPartition, int> instances;
+  std::vector<TopicPartition> running_connectors, running_tasks;
   for (const auto& m : members) {
-    for (const auto& c : m.work.connectors) active_connectors.insert(c), ++instances[c];
-    for (const auto& t : m.work.tasks) active_tasks.insert(t), ++instances[t];
+    running_connectors.insert(running_connectors.end(), m.work.connectors.begin(), m.work.connectors.end());
+    running_tasks.insert(running_tasks.end(), m.work.tasks.begin(), m.work.tasks.end());
   }
+  const Set active_connectors = to_set(running_connectors), active_tasks = to_set(running_tasks);
   if (!revoked_connectors_.empty() || !revoked_tasks_.empty()) {
     // A revocation that did not take effect: start again from what runs.
     const bool still_running =
@@ -236,9 +250,7 @@ ClusterAssignment IncrementalCooperativeAssignor::assign(const Work& configured,
   }
   const Set deleted_connectors = to_set(minus(previous_connectors_, {&configured_connectors}));
   const Set deleted_tasks = to_set(minus(previous_tasks_, {&configured_tasks}));
-  Set duplicated;
-  for (const auto& [item, n] : instances)
-    if (n > 1) duplicated.insert(item);
+  const Set duplicated = listed_twice({&running_connectors, &running_tasks});
   const Work lost{minus(previous_connectors_, {&active_connectors, &deleted_connectors}),
                   minus(previous_tasks_, {&active_tasks, &deleted_tasks})};
   const Work created{minus(configured_connectors, {&previous_connectors_, &active_connectors}),
@@ -299,8 +311,7 @@ ClusterAssignment IncrementalCooperativeAssignor::assign(const Work& configured,
   ClusterAssignment out;
   std::map<std::string, const Work*> current;
   for (const auto& m : members) current[m.worker] = &m.work;
-  previous_connectors_.clear();
-  previous_tasks_.clear();
+  std::vector<TopicPartition> kept_connectors, kept_tasks;
   for (const auto& l : next) {
     const Work& revoked = to_revoke[l.worker];
     const Set revoked_set = [&] {
@@ -321,16 +332,18 @@ ClusterAssignment IncrementalCooperativeAssignor::assign(const Work& configured,
       if (had.count(t) == 0) added.tasks.push_back(t);
       if (revoked_set.count(t) == 0) all.tasks.push_back(t);
     }
-    previous_connectors_.insert(all.connectors.begin(), all.connectors.end());
-    previous_tasks_.insert(all.tasks.begin(), all.tasks.end());
+    kept_connectors.insert(kept_connectors.end(), all.connectors.begin(), all.connectors.end());
+    kept_tasks.insert(kept_tasks.end(), all.tasks.begin(), all.tasks.end());
     revoked_connectors_.insert(revoked.connectors.begin(), revoked.connectors.end());
     revoked_tasks_.insert(revoked.tasks.begin(), revoked.tasks.end());
     out.assigned[l.worker] = std::move(added);
     out.revoked[l.worker] = revoked;
     out.all[l.worker] = std::move(all);
   }
-  previous_connectors_.insert(lost.connectors.begin(), lost.connectors.end());
-  previous_tasks_.insert(lost.tasks.begin(), lost.tasks.end());
+  kept_connectors.insert(kept_connectors.end(), lost.connectors.begin(), lost.connectors.end());
+  kept_tasks.insert(kept_tasks.end(), lost.tasks.begin(), lost.tasks.end());
+  previous_connectors_ = to_set(kept_connectors);
+  previous_tasks_ = to_set(kept_tasks);
   previous_generation_ = generation;
   previous_members_.clear();
   for (const auto& m : members) previous_members_.insert(m.worker);

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/flat_set.hpp>
+
 namespace rsim::protocols::connect {
 
 // ConnectorsAndTasks: one worker's load (in the order the worker got it), or
@@ -83,7 +85,9 @@ class IncrementalCooperativeAssignor {
   void reset_delay();
 
   std::int64_t max_delay_;
-  std::set<TopicPartition> previous_connectors_, previous_tasks_;    // previousAssignment
+  // Sorted and contiguous: a large cluster's whole assignment, rebuilt and
+  // compared at every round.
+  boost::container::flat_set<TopicPartition> previous_connectors_, previous_tasks_;  // previousAssignment
   std::set<TopicPartition> revoked_connectors_, revoked_tasks_;      // previousRevocation
   bool revoked_in_previous_ = false;
   std::vector<std::string> candidates_;  // candidateWorkersForReassignment (a LinkedHashSet)
