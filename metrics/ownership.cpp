@@ -57,9 +57,9 @@ void Ownership::given(Time at, const std::string& r, const std::string& newcomer
     // A removed member acting on an assignment it received before it was
     // removed (its callbacks waited for a batch) is the zombie here.
     if (standing_.removed(newcomer))
-      zombies_.push_back(Zombie{r, newcomer, "removed", h, at, std::nullopt});
+      add_zombie(Zombie{r, newcomer, "removed", h, at, std::nullopt});
     else if (std::string cause = zombie_cause(h, r, generation); !cause.empty())
-      zombies_.push_back(Zombie{r, h, std::move(cause), newcomer, at, std::nullopt});
+      add_zombie(Zombie{r, h, std::move(cause), newcomer, at, std::nullopt});
     else if (double_)
       double_(at, r, h, newcomer);
   }
@@ -74,11 +74,20 @@ void Ownership::given(Time at, const std::string& r, const std::string& newcomer
 // holds by right again (a cooperative member keeps what it still owns): its
 // zombie overlaps end, and whoever else still holds those resources is now
 // the one in the way.
+void Ownership::add_zombie(Zombie z) {
+  open_zombies_[z.holder][z.resource].push_back(zombies_.size());
+  zombies_.push_back(std::move(z));
+}
+
 void Ownership::reaffirm(Time at, const std::string& member) {
   if (standing_.removed(member)) return;
-  const std::size_t n = zombies_.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (zombies_[i].to || zombies_[i].holder != member) continue;
+  const auto open = open_zombies_.find(member);
+  if (open == open_zombies_.end()) return;
+  std::vector<std::size_t> mine;  // its open zombies, in the order they began
+  for (const auto& [resource, indexes] : open->second) mine.insert(mine.end(), indexes.begin(), indexes.end());
+  open_zombies_.erase(open);
+  std::sort(mine.begin(), mine.end());
+  for (const std::size_t i : mine) {
     zombies_[i].to = at;
     const std::string r = zombies_[i].resource;
     // Whoever else holds it was given it while the zombie held it: two
@@ -88,14 +97,19 @@ void Ownership::reaffirm(Time at, const std::string& member) {
     for (const auto& h : owners_[r]) {
       if (h == member) continue;
       std::string cause = zombie_cause(h, r, std::nullopt);
-      zombies_.push_back(Zombie{r, h, cause.empty() ? "stale claim" : std::move(cause), member, at, std::nullopt});
+      add_zombie(Zombie{r, h, cause.empty() ? "stale claim" : std::move(cause), member, at, std::nullopt});
     }
   }
 }
 
 void Ownership::end_zombie(Time at, const std::string& member, const std::string& resource) {
-  for (auto& z : zombies_)
-    if (!z.to && z.holder == member && z.resource == resource) z.to = at;
+  const auto open = open_zombies_.find(member);
+  if (open == open_zombies_.end()) return;
+  const auto r = open->second.find(resource);
+  if (r == open->second.end()) return;
+  for (const std::size_t i : r->second) zombies_[i].to = at;
+  open->second.erase(r);
+  if (open->second.empty()) open_zombies_.erase(open);
 }
 
 void Ownership::release(Time at, const std::string& member, const std::vector<std::string>& resources) {

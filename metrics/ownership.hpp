@@ -68,6 +68,7 @@ class Ownership {
   void release(Time at, const std::string& member, const std::vector<std::string>& resources);
   void release_all(Time at, const std::string& member);
   void end_zombie(Time at, const std::string& member, const std::string& resource);
+  void add_zombie(Zombie z);
   void reaffirm(Time at, const std::string& member);
   void given(Time at, const std::string& resource, const std::string& newcomer, std::optional<std::int64_t> generation);
   // Why `holder` still holding `resource` is Kafka's overlap; empty if it is not.
@@ -81,6 +82,9 @@ class Ownership {
   std::map<std::string, std::string> last_owner_;            // resource -> member
   Standing standing_;
   std::vector<Zombie> zombies_;
+  // The zombies still holding (no `to` yet), by holder and resource: ending
+  // one is a lookup, not a scan of every zombie of the run.
+  std::map<std::string, std::map<std::string, std::vector<std::size_t>>> open_zombies_;
   DoubleOwnership double_;
   Move move_;
 };
