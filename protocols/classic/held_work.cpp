@@ -136,7 +136,7 @@ void HeldWork::reconstruct(const Metadata& metadata, const std::vector<JoinedMem
     if (it == metadata.end()) continue;
     const Topic topic(t);
     for (int p = 0; p < it->second; ++p)
-      if (!std::binary_search(owned.begin(), owned.end(), TopicPartition{topic, p})) unowned.push_back(TopicPartition{topic, p});
+      if (const TopicPartition tp{topic, p}; !std::binary_search(owned.begin(), owned.end(), tp)) unowned.push_back(tp);
   }
   if (!unowned.empty() && !someone_empty) departed_[std::string(kUnknownDeparted)] = Departed{unowned, now + max_delay_};
 }

@@ -25,6 +25,17 @@ struct Script {
   Script& removed(Duration t, const std::string& m, const std::string& reason = "session timeout expired") {
     return ev(t, "coordinator", "member-removed", {{"member", m}, {"reason", reason}});
   }
+  // A run under `protocol` whose members (member, process) start at 0 s.
+  Script& processes(const std::string& protocol, const std::vector<std::pair<std::string, std::string>>& members) {
+    ev(0s, "scenario", "run", {{"protocol", protocol}});
+    for (const auto& [m, process] : members) ev(0s, "scenario", "process", {{"member", m}, {"process", process}});
+    for (const auto& [m, process] : members) ev(0s, m, "start");
+    return *this;
+  }
+  // Given standby replicas of `tasks` (no active task).
+  Script& standbys(Duration t, const std::string& m, std::vector<std::string> tasks, std::int64_t generation) {
+    return ev(t, m, "assigned", {{"generation", generation}, {"resources", std::vector<std::string>{}}, {"standbys", tasks}});
+  }
 };
 
 metrics::Summary check(const Script& t, metrics::InvariantRules rules = {}, Duration end = 100s) {
@@ -52,16 +63,12 @@ TEST_CASE("invariants: a resource given to a second member in good standing is a
 
 TEST_CASE("invariants: a Streams process holding an active and a standby of one task is a violation") {
   Script t;
-  t.ev(0s, "scenario", "run", {{"protocol", std::string("streams")}});
-  t.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
-      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
-      .ev(0s, "scenario", "process", {{"member", std::string("B")}, {"process", std::string("q")}})
-      .ev(0s, "A1", "start").ev(0s, "A2", "start").ev(0s, "B", "start");
+  t.processes("streams", {{"A1", "p"}, {"A2", "p"}, {"B", "q"}});
   t.owns(1s, "A1", {"T-0"});
   // A standby of it on another process, and on this one once released: fine.
-  t.ev(2s, "B", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  t.standbys(2s, "B", {"T-0"}, 1);
   t.ev(3s, "A1", "revoked", {{"resources", std::vector<std::string>{"T-0"}}});
-  t.ev(4s, "A2", "assigned", {{"generation", std::int64_t{2}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  t.standbys(4s, "A2", {"T-0"}, 2);
   CHECK_FALSE(check(t).violation);
   // The same process taking it active while its other thread has the standby.
   t.owns(5s, "A1", {"T-0"}, 2);
@@ -73,27 +80,21 @@ TEST_CASE("invariants: a Streams process holding an active and a standby of one 
   // Over the classic protocol the state directory's lock, not the
   // coordinator, keeps the copies apart: not checked there.
   Script classic;
-  classic.ev(0s, "scenario", "run", {{"protocol", std::string("cooperative")}});
-  classic.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
-      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
-      .ev(0s, "A1", "start").ev(0s, "A2", "start");
-  classic.ev(1s, "A2", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-0"}}});
+  classic.processes("cooperative", {{"A1", "p"}, {"A2", "p"}});
+  classic.standbys(1s, "A2", {"T-0"}, 1);
   classic.owns(2s, "A1", {"T-0"});
   CHECK_FALSE(check(classic).violation);
 }
 
 TEST_CASE("invariants: a crashed Streams thread's copies are gone; a copy it held before crashing is not") {
   Script t;
-  t.ev(0s, "scenario", "run", {{"protocol", std::string("streams")}});
-  t.ev(0s, "scenario", "process", {{"member", std::string("A1")}, {"process", std::string("p")}})
-      .ev(0s, "scenario", "process", {{"member", std::string("A2")}, {"process", std::string("p")}})
-      .ev(0s, "A1", "start").ev(0s, "A2", "start");
+  t.processes("streams", {{"A1", "p"}, {"A2", "p"}});
   t.ev(1s, "A2", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-0", "T-1"}}});
   t.ev(2s, "A2", "crash");
   t.owns(3s, "A1", {"T-0"}, 2);
   CHECK_FALSE(check(t).violation);
   // Back with a standby of T-1 while A1 takes it active: a copy.
-  t.ev(4s, "A2", "assigned", {{"generation", std::int64_t{3}}, {"resources", std::vector<std::string>{}}, {"standbys", std::vector<std::string>{"T-1"}}});
+  t.standbys(4s, "A2", {"T-1"}, 3);
   t.owns(5s, "A1", {"T-1"}, 4);
   const auto m = check(t);
   REQUIRE(m.violation);

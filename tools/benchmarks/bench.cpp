@@ -348,17 +348,6 @@ void bench_scenarios(const GridOptions& g) {
   print_growth(g, results);
 }
 
-std::vector<int> int_list(const std::string& text) {
-  std::vector<int> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const auto comma = std::min(text.find(',', at), text.size());
-    out.push_back(std::stoi(text.substr(at, comma - at)));
-    at = comma + 1;
-  }
-  return out;
-}
-
 std::vector<std::string> word_list(const std::string& text) {
   std::vector<std::string> out;
   std::size_t at = 0;
@@ -367,6 +356,12 @@ std::vector<std::string> word_list(const std::string& text) {
     out.push_back(text.substr(at, comma - at));
     at = comma + 1;
   }
+  return out;
+}
+
+std::vector<int> int_list(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& w : word_list(text)) out.push_back(std::stoi(w));
   return out;
 }
 
