@@ -43,7 +43,7 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
   }
   auto own = member_protocol_.find(ev.actor);
   const bool eager = own == member_protocol_.end() ? rules_.eager : own->second == "eager";
-  if (ev.kind == "join" && eager && !ownership.held_by(ev.actor).empty())
+  if (ev.kind == "join" && eager && ownership.holds_any(ev.actor))
     add({"eager-join", ev.at,
          fmt::format("eager member {} sent JoinGroup still owning {}", ev.actor, fmt::join(ownership.held_by(ev.actor), ",")),
          {ev.actor}});

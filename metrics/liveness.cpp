@@ -134,7 +134,7 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   bool classic_generation = false;                       // the last boundary is a classic generation, formed at:
   std::set<std::string> generation_members;
   std::set<std::string> replaced_since;                  // static members replaced since it formed
-  auto release = [&](const std::string& m, const std::vector<std::string>& rs, bool at_end) {
+  auto release = [&](const std::string& m, const NameList& rs, bool at_end) {
     for (const auto& r : rs)
       if (holders[r].erase(m) != 0 && at_end) let_go_at_end.insert(r);
   };

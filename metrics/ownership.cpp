@@ -5,14 +5,16 @@
 namespace rsim::metrics {
 
 namespace {
-const std::set<std::string> kNobody;
+const std::vector<Name> kNobody;
 }
 
 void Ownership::apply(const TraceEvent& ev) {
   if (ev.kind == "assigned") {
     const auto* resources = ev.list("resources");
     if (resources == nullptr) return;
-    for (const auto& r : *resources) given(ev.at, r, ev.actor, ev.integer("generation"));
+    const Name member(ev.actor);
+    const auto generation = ev.integer("generation");
+    for (const Name r : *resources) given(ev.at, r, member, generation);
     reaffirm(ev.at, ev.actor);
   } else if (ev.kind == "joined" && ev.find("leader") != nullptr) {  // a classic JoinGroup answered
     if (auto g = ev.integer("generation")) rejoined_[ev.actor] = *g;
@@ -29,13 +31,14 @@ void Ownership::apply(const TraceEvent& ev) {
     const std::string* member = ev.text("member");
     const auto* resources = ev.list("resources");
     if (member == nullptr || resources == nullptr) return;
+    const std::vector<Name> held = held_by(*member);
     std::set<std::string>& unknown = unknown_[*member];
-    unknown = held_by(*member);
-    for (const auto& r : *resources) unknown.erase(r);
+    unknown = std::set<std::string>(held.begin(), held.end());
+    for (const Name r : *resources) unknown.erase(r);
   } else if (ev.kind == "revoked" || ev.kind == "lost") {
-    if (const auto* resources = ev.list("resources")) release(ev.at, ev.actor, *resources);
+    if (const auto* resources = ev.list("resources")) release(ev.at, Name(ev.actor), *resources);
   } else if (ev.kind == "crash" || ev.kind == "stopped") {
-    release_all(ev.at, ev.actor);
+    release_all(ev.at, Name(ev.actor));
   } else {
     standing_.apply(ev);
   }
@@ -50,9 +53,19 @@ std::string Ownership::zombie_cause(const std::string& holder, const std::string
   return {};
 }
 
-void Ownership::given(Time at, const std::string& r, const std::string& newcomer, std::optional<std::int64_t> generation) {
-  auto& holders = owners_[r];
-  for (const auto& h : holders) {
+std::vector<Name>& Ownership::holders(Name resource) {
+  if (resource.id() >= owners_.size()) owners_.resize(resource.id() + 1);
+  return owners_[resource.id()];
+}
+
+bool Ownership::holds(Name member, Name resource) const {
+  const auto& hs = owners(resource);
+  return std::find(hs.begin(), hs.end(), member) != hs.end();
+}
+
+void Ownership::given(Time at, Name r, Name newcomer, std::optional<std::int64_t> generation) {
+  auto& hs = holders(r);
+  for (const Name h : hs) {
     if (h == newcomer) continue;
     // A removed member acting on an assignment it received before it was
     // removed (its callbacks waited for a batch) is the zombie here.
@@ -63,13 +76,17 @@ void Ownership::given(Time at, const std::string& r, const std::string& newcomer
     else if (double_)
       double_(at, r, h, newcomer);
   }
-  auto last = last_owner_.find(r);
-  if (last != last_owner_.end() && last->second != newcomer && move_) move_(at, r, last->second, newcomer);
-  holders.insert(newcomer);
-  held_[newcomer].insert(r);
-  last_owner_[r] = newcomer;
+  if (r.id() >= last_owner_.size()) last_owner_.resize(r.id() + 1);
+  Name& last = last_owner_[r.id()];
+  if (last != Name() && last != newcomer && move_) move_(at, r, last, newcomer);
+  last = newcomer;
+  const auto at_or_after = std::lower_bound(hs.begin(), hs.end(), newcomer);
+  if (at_or_after != hs.end() && *at_or_after == newcomer) return;
+  hs.insert(at_or_after, newcomer);
+  Held& held = held_[newcomer];
+  held.given.push_back(r);
+  ++held.count;
 }
-
 // A removed member that rejoined and was given an assignment holds what it
 // holds by right again (a cooperative member keeps what it still owns): its
 // zombie overlaps end, and whoever else still holds those resources is now
@@ -89,12 +106,12 @@ void Ownership::reaffirm(Time at, const std::string& member) {
   std::sort(mine.begin(), mine.end());
   for (const std::size_t i : mine) {
     zombies_[i].to = at;
-    const std::string r = zombies_[i].resource;
+    const Name r(zombies_[i].resource);
     // Whoever else holds it was given it while the zombie held it: two
     // claims meet in this rebalance, and the assignor (cooperative-sticky
     // reading ownedPartitions) keeps it with the member whose claim it
     // takes, while the other revokes it. Still Kafka's overlap.
-    for (const auto& h : owners_[r]) {
+    for (const Name h : owners(r)) {
       if (h == member) continue;
       std::string cause = zombie_cause(h, r, std::nullopt);
       add_zombie(Zombie{r, h, cause.empty() ? "stale claim" : std::move(cause), member, at, std::nullopt});
@@ -112,42 +129,74 @@ void Ownership::end_zombie(Time at, const std::string& member, const std::string
   if (open->second.empty()) open_zombies_.erase(open);
 }
 
-void Ownership::release(Time at, const std::string& member, const std::vector<std::string>& resources) {
-  auto held = held_.find(member);
-  if (held == held_.end()) return;
-  for (const auto& r : resources) {
-    if (auto u = unknown_.find(member); u != unknown_.end()) u->second.erase(r);
-    if (held->second.erase(r) == 0) continue;
-    owners_[r].erase(member);
-    end_zombie(at, member, r);
-  }
+bool Ownership::let_go(Name member, Name resource) {
+  if (resource.id() >= owners_.size()) return false;
+  auto& hs = owners_[resource.id()];
+  const auto it = std::find(hs.begin(), hs.end(), member);
+  if (it == hs.end()) return false;
+  hs.erase(it);
+  return true;
 }
 
-void Ownership::release_all(Time at, const std::string& member) {
+// Drops what the member let go from its list once that is most of it, so
+// the list stays within a constant factor of what it holds.
+void Ownership::compact(Name member, Held& held) const {
+  if (held.given.size() <= 2 * held.count + 64) return;
+  std::erase_if(held.given, [&](Name r) { return !holds(member, r); });
+  std::sort(held.given.begin(), held.given.end(), [](Name a, Name b) { return a.id() < b.id(); });
+  held.given.erase(std::unique(held.given.begin(), held.given.end()), held.given.end());
+}
+
+void Ownership::release(Time at, Name member, const NameList& resources) {
+  auto held = held_.find(member);
+  if (held == held_.end()) return;
+  const auto unknown = unknown_.find(member);
+  for (const Name r : resources) {
+    if (unknown != unknown_.end()) unknown->second.erase(r);
+    if (!let_go(member, r)) continue;
+    --held->second.count;
+    end_zombie(at, member, r);
+  }
+  compact(member, held->second);
+}
+
+void Ownership::release_all(Time at, Name member) {
   unknown_.erase(member);
   auto held = held_.find(member);
   if (held == held_.end()) return;
-  for (const auto& r : held->second) {
-    owners_[r].erase(member);
-    end_zombie(at, member, r);
-  }
-  held->second.clear();
+  for (const Name r : held->second.given)
+    if (let_go(member, r)) end_zombie(at, member, r);
+  held->second = Held{};
 }
 
-const std::set<std::string>& Ownership::owners(const std::string& resource) const {
-  auto it = owners_.find(resource);
-  return it == owners_.end() ? kNobody : it->second;
+const std::vector<Name>& Ownership::owners(Name resource) const {
+  return resource.id() < owners_.size() ? owners_[resource.id()] : kNobody;
 }
 
-const std::set<std::string>& Ownership::held_by(const std::string& member) const {
-  auto it = held_.find(member);
-  return it == held_.end() ? kNobody : it->second;
+std::vector<Name> Ownership::held_by(const std::string& member) const {
+  std::vector<Name> out;
+  const auto held = held_.find(member);
+  if (held == held_.end()) return out;
+  const Name m(member);
+  for (const Name r : held->second.given)
+    if (holds(m, r)) out.push_back(r);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool Ownership::holds_any(const std::string& member) const {
+  const auto held = held_.find(member);
+  return held != held_.end() && held->second.count != 0;
 }
 
 std::map<std::string, std::set<std::string>> Ownership::by_member() const {
   std::map<std::string, std::set<std::string>> out;
-  for (const auto& [member, resources] : held_)
-    if (!resources.empty()) out[member] = resources;
+  for (const auto& [member, held] : held_) {
+    if (held.count == 0) continue;
+    const std::vector<Name> names = held_by(member);
+    out[member] = std::set<std::string>(names.begin(), names.end());
+  }
   return out;
 }
 

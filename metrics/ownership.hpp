@@ -55,31 +55,42 @@ class Ownership {
 
   // Feeds one trace event; events that do not concern ownership are ignored.
   void apply(const TraceEvent& ev);
-
-  const std::set<std::string>& owners(const std::string& resource) const;
-  // What `member` holds now.
-  const std::set<std::string>& held_by(const std::string& member) const;
+  // Who holds `resource` now, in name order.
+  const std::vector<Name>& owners(Name resource) const;
+  // What `member` holds now, in name order.
+  std::vector<Name> held_by(const std::string& member) const;
+  bool holds_any(const std::string& member) const;
   // Whether the coordinator has removed `member` since it last joined.
   bool removed(const std::string& member) const { return standing_.removed(member); }
   const std::vector<Zombie>& zombies() const { return zombies_; }
   std::map<std::string, std::set<std::string>> by_member() const;
 
  private:
-  void release(Time at, const std::string& member, const std::vector<std::string>& resources);
-  void release_all(Time at, const std::string& member);
+  // What a member was given, as the run goes: `given` may still list what
+  // it let go since (a release does not search it); `count` is what it
+  // holds. Whether it holds a resource is its owners' list's to say.
+  struct Held {
+    std::vector<Name> given;
+    std::size_t count = 0;
+  };
+  void release(Time at, Name member, const NameList& resources);
+  void release_all(Time at, Name member);
   void end_zombie(Time at, const std::string& member, const std::string& resource);
   void add_zombie(Zombie z);
   void reaffirm(Time at, const std::string& member);
-  void given(Time at, const std::string& resource, const std::string& newcomer, std::optional<std::int64_t> generation);
+  void given(Time at, Name resource, Name newcomer, std::optional<std::int64_t> generation);
+  std::vector<Name>& holders(Name resource);
+  bool holds(Name member, Name resource) const;
+  bool let_go(Name member, Name resource);  // false if it did not hold it
+  void compact(Name member, Held& held) const;
   // Why `holder` still holding `resource` is Kafka's overlap; empty if it is not.
   std::string zombie_cause(const std::string& holder, const std::string& resource,
                            std::optional<std::int64_t> generation) const;
-
-  std::map<std::string, std::set<std::string>> owners_;      // resource -> members
-  std::map<std::string, std::set<std::string>> held_;        // member -> resources
+  std::vector<std::vector<Name>> owners_;                    // resource's Name::id() -> members, in name order
+  std::map<std::string, Held> held_;                         // member -> what it holds
   std::map<std::string, std::int64_t> rejoined_;             // classic member -> generation it last joined
   std::map<std::string, std::set<std::string>> unknown_;     // member -> what a conversion did not know it held
-  std::map<std::string, std::string> last_owner_;            // resource -> member
+  std::vector<Name> last_owner_;                             // resource's Name::id() -> member; empty if none yet
   Standing standing_;
   std::vector<Zombie> zombies_;
   // The zombies still holding (no `to` yet), by holder and resource: ending

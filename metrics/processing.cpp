@@ -6,7 +6,6 @@
 #include <cassert>
 #include <cmath>
 #include <string_view>
-#include <unordered_map>
 
 namespace rsim::metrics {
 
@@ -25,9 +24,10 @@ class Replay {
     const std::set<std::string> measured(resources.begin(), resources.end());
     names_.assign(measured.begin(), measured.end());
     state_.resize(names_.size());
-    index_.reserve(names_.size());
     for (std::size_t i = 0; i < names_.size(); ++i) {
-      index_.emplace(names_[i], i);
+      const Name name(names_[i]);
+      if (name.id() >= index_.size()) index_.resize(name.id() + 1, kNotMeasured);
+      index_[name.id()] = i;
       if (created_later.count(names_[i]) != 0) continue;  // exists from its resources-added event
       state_[i].present = true;
       ++present_count_;
@@ -66,10 +66,10 @@ class Replay {
   void apply_change(const TraceEvent& ev) {
     const auto* rs = ev.list("resources");
     if (ev.kind == "resources-added" && rs != nullptr) {
-      for (const auto& name : *rs) {
-        const auto r = index_.find(name);
-        if (r == index_.end()) continue;
-        State& s = state_[r->second];
+      for (const Name name : *rs) {
+        const std::size_t r = number(name);
+        if (r == kNotMeasured) continue;
+        State& s = state_[r];
         if (!s.present) ++present_count_;
         s.present = true;
         s.since = last_;
@@ -169,9 +169,12 @@ class Replay {
 
   bool active(const std::string& member) const { return paused_.count(member) == 0 && !standing_.removed(member); }
 
-  void set_ready(const std::string& member, const std::string& name, bool ready) {
-    const auto r = index_.find(name);
-    if (r != index_.end()) set_ready(member, r->second, ready);  // else not a resource of this run
+  // A resource's number; kNotMeasured if it is not a resource of this run.
+  std::size_t number(Name name) const { return name.id() < index_.size() ? index_[name.id()] : kNotMeasured; }
+
+  void set_ready(const std::string& member, Name name, bool ready) {
+    const std::size_t r = number(name);
+    if (r != kNotMeasured) set_ready(member, r, ready);
   }
 
   void set_ready(const std::string& member, std::size_t r, bool ready) {
@@ -227,8 +230,8 @@ class Replay {
   Time from_, to_;
   Time last_ = kTimeZero;
   std::vector<std::string> names_;  // the resources asked about, in name order; others are ignored
-  // Never iterated: only finds a name's number.
-  std::unordered_map<std::string_view, std::size_t> index_;
+  static constexpr std::size_t kNotMeasured = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> index_;  // Name::id() -> number, or kNotMeasured
   std::vector<State> state_;        // by number
   std::size_t present_count_ = 0;   // resources that exist (not yet created ones excluded)
   std::size_t down_count_ = 0;

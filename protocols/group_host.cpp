@@ -150,7 +150,7 @@ void GroupHost::convert_to_consumer() {
     v.classic = true;
     v.session_timeout = seed.join.session_timeout;
     v.assigned.insert(seed.assignment.partitions.begin(), seed.assignment.partitions.end());
-    emit("conversion-assignment", {{"member", v.client_id}, {"resources", to_strings(seed.assignment.partitions)}});
+    emit("conversion-assignment", {{"member", v.client_id}, {"resources", to_names(seed.assignment.partitions)}});
     members.push_back(v);
   }
   Consumer k = make_consumer();

@@ -1,5 +1,6 @@
 #include "protocols/topic_partition.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_map>
 
@@ -60,6 +61,30 @@ std::string to_string(const TopicPartition& tp) {
     return fmt::format("{}_{}", std::string_view(n).substr(0, n.size() - 1), tp.partition);
   }
   return fmt::format("{}-{}", tp.topic.name(), tp.partition);
+}
+
+namespace {
+// Partitions past this are named without the cache: a hostile partition
+// number must not size a table.
+constexpr int kCachedPartitions = 1 << 20;
+}  // namespace
+
+Name name_of(const TopicPartition& tp) {
+  if (tp.partition < 0 || tp.partition >= kCachedPartitions) return Name(to_string(tp));
+  static std::vector<std::vector<Name>> cache;  // topic handle -> partition -> name; empty Name: not yet printed
+  if (tp.topic.id() >= cache.size()) cache.resize(tp.topic.id() + 1);
+  auto& names = cache[tp.topic.id()];
+  const auto p = static_cast<std::size_t>(tp.partition);
+  if (p >= names.size()) names.resize(std::max(p + 1, names.size() * 2));
+  if (names[p] == Name()) names[p] = Name(to_string(tp));
+  return names[p];
+}
+
+NameList to_names(const std::vector<TopicPartition>& tps) {
+  NameList out;
+  out.reserve(tps.size());
+  for (const auto& tp : tps) out.push_back(name_of(tp));
+  return out;
 }
 
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps) {

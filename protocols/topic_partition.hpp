@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/name.hpp"
+
 namespace rsim::protocols {
 
 // A topic name, interned: a topic is named once per process and then passed
@@ -66,6 +68,10 @@ inline bool is_connector_instance(const TopicPartition& tp) { return tp.partitio
 
 std::string to_string(const TopicPartition& tp);
 std::vector<std::string> to_strings(const std::vector<TopicPartition>& tps);
+// The printed name, interned; each partition is printed once per process.
+Name name_of(const TopicPartition& tp);
+// The printed names, for trace fields.
+NameList to_names(const std::vector<TopicPartition>& tps);
 
 }  // namespace rsim::protocols
 

@@ -19,9 +19,9 @@ const std::string* TraceEvent::text(std::string_view key) const {
   return v != nullptr ? std::get_if<std::string>(v) : nullptr;
 }
 
-const std::vector<std::string>* TraceEvent::list(std::string_view key) const {
+const NameList* TraceEvent::list(std::string_view key) const {
   const TraceValue* v = find(key);
-  return v != nullptr ? std::get_if<std::vector<std::string>>(v) : nullptr;
+  return v != nullptr ? std::get_if<NameList>(v) : nullptr;
 }
 
 void Trace::emit(TraceEvent ev) { events_.push_back(std::move(ev)); }

@@ -7,6 +7,7 @@
 // timelines) read the trace; they never reach into actors.
 #pragma once
 
+#include "sim/name.hpp"
 #include "sim/time.hpp"
 
 #include <cstdint>
@@ -17,7 +18,8 @@
 
 namespace rsim {
 
-using TraceValue = std::variant<std::int64_t, std::string, std::vector<std::string>>;
+// Lists (resources, members) hold interned names: see sim/name.hpp.
+using TraceValue = std::variant<std::int64_t, std::string, NameList>;
 
 struct TraceField {
   std::string key;
@@ -33,7 +35,7 @@ struct TraceEvent {
   const TraceValue* find(std::string_view key) const;
   std::optional<std::int64_t> integer(std::string_view key) const;
   const std::string* text(std::string_view key) const;
-  const std::vector<std::string>* list(std::string_view key) const;
+  const NameList* list(std::string_view key) const;
 };
 
 class Trace {

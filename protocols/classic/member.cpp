@@ -137,8 +137,8 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   last_completed_generation_ = generation;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", generation_}, {"leader", leader_}});
-  emit("assigned", {{"generation", generation_}, {"resources", to_strings(owned_)}});
-  emit("ready", {{"resources", to_strings(owned_)}});
+  emit("assigned", {{"generation", generation_}, {"resources", to_names(owned_)}});
+  emit("ready", {{"resources", to_names(owned_)}});
   arm_heartbeat();
 }
 
@@ -160,7 +160,7 @@ void ClassicMember::stop_tasks() {
 
 void ClassicMember::crash() {
   if (phase_ == Phase::Down) return;
-  emit("crash", {{"resources", to_strings(owned_)}});
+  emit("crash", {{"resources", to_names(owned_)}});
   ctx_.network.crash(node());
   stop_timers();
   phase_ = Phase::Down;
@@ -336,7 +336,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
   for (const auto& tp : partitions) std::erase(initialising_, tp);
   if (initialising_.empty()) init_timer_.cancel();
   revoking_ = true;
-  emit("revoking", {{"resources", to_strings(partitions)}});
+  emit("revoking", {{"resources", to_names(partitions)}});
   const Duration cost = config_.revoke_time(partitions);
   // onPartitionsRevoked runs inside poll(): a callback longer than
   // max.poll.interval.ms makes the heartbeat thread leave the group. (Not on
@@ -347,7 +347,7 @@ void ClassicMember::revoke(std::vector<TopicPartition> partitions, Callback then
     revoking_ = false;
     for (const auto& tp : partitions) owned_.erase(std::remove(owned_.begin(), owned_.end(), tp), owned_.end());
     if (config_.tasks) config_.tasks->released(partitions);
-    emit("revoked", {{"resources", to_strings(partitions)}});
+    emit("revoked", {{"resources", to_names(partitions)}});
     if (in_poll) {
       cancel_poll_deadline();
       if (left_on_poll_timeout_) {
@@ -529,10 +529,10 @@ void ClassicMember::on_sync_response(std::uint64_t seq, SyncGroupResponse r) {
     if (!rejoin && !same_topics(config_.topics, joined_topics_)) rejoin = "subscription changed since last join";
     for (const auto& tp : outcome.add) owned_.push_back(tp);
     std::sort(owned_.begin(), owned_.end());
-    std::vector<TraceField> fields{{"generation", generation_}, {"resources", to_strings(outcome.add)}, {"bytes", round_trip_bytes_}};
+    std::vector<TraceField> fields{{"generation", generation_}, {"resources", to_names(outcome.add)}, {"bytes", round_trip_bytes_}};
     if (config_.tasks) {
       config_.tasks->standbys(standby);
-      if (!standby.empty()) fields.push_back({"standbys", to_strings(standby)});
+      if (!standby.empty()) fields.push_back({"standbys", to_names(standby)});
     }
     emit("assigned", std::move(fields));
     if (!outcome.add.empty()) initialise(outcome.add);
@@ -597,7 +597,7 @@ void ClassicMember::initialise(const std::vector<TopicPartition>& added) {
   init_timer_.cancel();
   const Duration until_ready = config_.tasks ? config_.tasks->activate(added) : config_.assign_time(added);
   after(init_timer_, until_ready, [this] {
-    if (!initialising_.empty()) emit("ready", {{"resources", to_strings(initialising_)}});
+    if (!initialising_.empty()) emit("ready", {{"resources", to_names(initialising_)}});
     initialising_.clear();
   });
 }
@@ -627,7 +627,7 @@ void ClassicMember::lose_partitions(const std::string& reason) {
   revoke_timer_.cancel();
   revoking_ = false;
   if (owned_.empty()) return;
-  emit("lost", {{"resources", to_strings(owned_)}, {"reason", reason}});
+  emit("lost", {{"resources", to_names(owned_)}, {"reason", reason}});
   if (config_.tasks) config_.tasks->released(owned_);
   owned_.clear();
 }

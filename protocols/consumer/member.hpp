@@ -24,7 +24,7 @@ struct MemberContext {
 struct ClientPartitions {
   using Unit = TopicPartition;
   static std::vector<TraceField> fields(const std::vector<TopicPartition>& tps) {
-    return {{"resources", to_strings(tps)}};
+    return {{"resources", to_names(tps)}};
   }
 };
 

@@ -61,6 +61,45 @@ TEST_CASE("invariants: a resource given to a second member in good standing is a
   CHECK(m.violation->members == std::vector<std::string>{"A", "B"});
 }
 
+TEST_CASE("ownership: what a member holds is exact through many give-and-let-go rounds") {
+  // A is given 200 resources and lets go of 190 (its list of what it was
+  // given is then compacted), is given two back, and a release by a member
+  // that does not hold them changes nothing.
+  std::vector<std::string> all, most;
+  for (int i = 0; i < 200; ++i) all.push_back(fmt::format("R-{}", i));
+  most.assign(all.begin(), all.begin() + 190);
+  metrics::Ownership o;
+  int moves = 0;
+  o.on_move([&](Time, const std::string&, const std::string&, const std::string&) { ++moves; });
+  auto ev = [](Duration t, std::string actor, std::string kind, std::vector<std::string> rs) {
+    return TraceEvent{time_at(t), std::move(actor), std::move(kind), {{"resources", rs}}};
+  };
+  o.apply(ev(1s, "A", "assigned", all));
+  o.apply(ev(2s, "A", "revoked", most));
+  o.apply(ev(3s, "B", "revoked", all));
+  o.apply(ev(4s, "A", "assigned", {"R-5", "R-0", "R-199"}));
+  std::vector<std::string> want{"R-0", "R-5"};
+  for (int i = 190; i < 200; ++i) want.push_back(fmt::format("R-{}", i));
+  std::sort(want.begin(), want.end());
+  const auto held = o.held_by("A");
+  CHECK(std::vector<std::string>(held.begin(), held.end()) == want);
+  CHECK(o.by_member().at("A") == std::set<std::string>(want.begin(), want.end()));
+  CHECK(o.owners("R-5") == std::vector<Name>{"A"});
+  CHECK(o.owners("R-6").empty());
+  CHECK(o.holds_any("A"));
+  CHECK_FALSE(o.holds_any("B"));
+  o.apply(ev(5s, "B", "assigned", {"R-6"}));
+  CHECK(moves == 1);  // R-6 passed from its last owner, A, to B
+  o.apply(TraceEvent{time_at(6s), "A", "crash", {}});
+  CHECK(o.held_by("A").empty());
+  CHECK_FALSE(o.holds_any("A"));
+  CHECK(o.owners("R-195").empty());
+  CHECK(o.by_member().count("A") == 0);
+  o.apply(ev(7s, "B", "assigned", {"R-195"}));
+  CHECK(o.owners("R-195") == std::vector<Name>{"B"});
+  CHECK(moves == 2);
+}
+
 TEST_CASE("invariants: a Streams process holding an active and a standby of one task is a violation") {
   Script t;
   t.processes("streams", {{"A1", "p"}, {"A2", "p"}, {"B", "q"}});

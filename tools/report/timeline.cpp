@@ -16,7 +16,7 @@ bool routine_heartbeat(const TraceEvent& ev) {
 std::string field_text(const TraceValue& v) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return fmt::format("{}", *i);
   if (const auto* s = std::get_if<std::string>(&v)) return s->find(' ') == std::string::npos ? *s : fmt::format("\"{}\"", *s);
-  return fmt::format("[{}]", fmt::join(std::get<std::vector<std::string>>(v), ","));
+  return fmt::format("[{}]", fmt::join(std::get<NameList>(v), ","));
 }
 }  // namespace
 

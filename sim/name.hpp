@@ -1,0 +1,63 @@
+// An interned name: a resource or member named in the trace.
+//
+// A run of 100,000 partitions names millions of resources in its trace
+// (every rebalance of the eager protocol relists them all), so the trace
+// keeps each name once per process and its lists hold 4-byte handles.
+// Equality compares handles; ordering compares the names, because a handle's
+// number depends on the order names were first seen and must not leak into
+// output. The handle is dense (< count()), for tables indexed by name.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace rsim {
+
+class Name {
+ public:
+  Name() = default;  // the empty name, handle 0: no lookup
+  Name(std::string_view name);  // NOLINT: implicit, a name is its text
+  Name(const std::string& name) : Name(std::string_view(name)) {}
+  Name(const char* name) : Name(std::string_view(name)) {}
+
+  const std::string& str() const;
+  operator const std::string&() const { return str(); }  // NOLINT: reads as the text it names
+  std::uint32_t id() const { return id_; }
+  static std::uint32_t count();
+
+  friend bool operator==(Name a, Name b) { return a.id_ == b.id_; }
+  friend std::strong_ordering operator<=>(Name a, Name b) {
+    if (a.id_ == b.id_) return std::strong_ordering::equal;
+    return a.str() <=> b.str();
+  }
+  friend bool operator==(Name a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(Name a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(Name a, const char* b) { return a.str() == b; }
+
+ private:
+  std::uint32_t id_ = 0;
+};
+
+// A list of names in a trace field. Built from strings where that reads
+// best (tests, rare events); hot emitters build it from handles.
+class NameList : public std::vector<Name> {
+ public:
+  using std::vector<Name>::vector;
+  NameList(const std::vector<std::string>& names);  // NOLINT: implicit, for trace fields
+  std::vector<std::string> strings() const;
+};
+
+}  // namespace rsim
+
+template <>
+struct fmt::formatter<rsim::Name> : fmt::formatter<std::string_view> {
+  auto format(const rsim::Name& n, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(n.str(), ctx);
+  }
+};
