@@ -19,8 +19,10 @@ class Replay {
   // Resources are numbered in name order once; events name them, and every
   // later step works on the number (a run of 100,000 partitions replays
   // millions of resource mentions).
-  Replay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from, Time to)
-      : from_(from), to_(to) {
+  Replay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from, Time to,
+         const ProcessingOptions& options)
+      : from_(from), to_(to), options_(options) {
+    if (options_.lag) result_.lag = LagResult{};
     const std::set<std::string> measured(resources.begin(), resources.end());
     names_.assign(measured.begin(), measured.end());
     state_.resize(names_.size());
@@ -58,8 +60,12 @@ class Replay {
       if (!s.present) continue;
       result_.downtime.emplace_hint(result_.downtime.end(), names_[r], s.downtime);
       if (!s.intervals.empty()) result_.down_intervals.emplace_hint(result_.down_intervals.end(), names_[r], std::move(s.intervals));
+      if (options_.lag) {
+        s.backlog.finish(to_, *options_.lag, [&](const BacklogPoint& p) { s.lag.add(p, *result_.lag); });
+        s.lag.finish(to_, *result_.lag);
+      }
     }
-    return result_;
+    return std::move(result_);
   }
 
  private:
@@ -164,7 +170,9 @@ class Replay {
     Time since = kTimeZero;  // start of the current down interval
     std::set<std::string> holders;  // members that have it initialised
     Duration downtime{0};
-    std::vector<std::pair<Time, Time>> intervals;
+    std::vector<std::pair<Time, Time>> intervals;  // with ProcessingOptions::keep_intervals
+    Backlog backlog;                               // with ProcessingOptions::lag
+    LagFold lag;
   };
 
   bool active(const std::string& member) const { return paused_.count(member) == 0 && !standing_.removed(member); }
@@ -215,8 +223,10 @@ class Replay {
     const Time a = std::max(s.since, from_);
     const Time b = std::min(end, to_);
     if (b <= a) return;
-    state_[r].downtime += b - a;
-    state_[r].intervals.emplace_back(a, b);
+    State& down = state_[r];
+    down.downtime += b - a;
+    if (options_.keep_intervals) down.intervals.emplace_back(a, b);
+    if (options_.lag) down.backlog.down(a, b, *options_.lag, [&](const BacklogPoint& p) { down.lag.add(p, *result_.lag); });
   }
 
   // Stop-the-world for the time since the last event, under the state then.
@@ -228,6 +238,7 @@ class Replay {
   }
 
   Time from_, to_;
+  ProcessingOptions options_;
   Time last_ = kTimeZero;
   std::vector<std::string> names_;  // the resources asked about, in name order; others are ignored
   static constexpr std::size_t kNotMeasured = static_cast<std::size_t>(-1);
@@ -264,8 +275,8 @@ std::set<std::string> created_later(const std::vector<TraceEvent>& trace) {
 }
 
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
-                                    Time from, Time to) {
-  Replay replay(resources, created_later(trace), from, to);
+                                    Time from, Time to, const ProcessingOptions& options) {
+  Replay replay(resources, created_later(trace), from, to, options);
   for (const auto& ev : trace) replay.apply(ev);
   return replay.finish();
 }

@@ -7,6 +7,7 @@
 // removed member's work will be redone by the next owner).
 #pragma once
 
+#include "metrics/lag.hpp"
 #include "sim/trace.hpp"
 
 #include <map>
@@ -49,6 +50,12 @@ struct ProcessingResult {
   // holds its assignment (none is joining or rejoining).
   std::vector<Recovery> recoveries;
   EndState end_state;
+  std::optional<LagResult> lag;  // with ProcessingOptions::lag
+};
+
+struct ProcessingOptions {
+  bool keep_intervals = true;   // fill down_intervals (reports draw them; a long run has many)
+  std::optional<LagRates> lag;  // measure lag as the intervals close
 };
 
 // Resources that a `resources-added` event creates during the run (a topic's
@@ -60,7 +67,7 @@ std::set<std::string> created_later(const std::vector<TraceEvent>& trace);
 // processed is down for the whole window (or from its creation, for
 // resources added during the run).
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
-                                    Time from, Time to);
+                                    Time from, Time to, const ProcessingOptions& options = {});
 
 struct DowntimeStats {
   Duration total{0};

@@ -133,14 +133,17 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   if (!s.findings.empty()) s.violation = s.findings.front();
   s.generations_reissued = invariants.generations_reissued();
   if (s.window_start) {
-    auto processing = measure_processing(trace, resources, *s.window_start, end);
+    ProcessingOptions options;
+    options.keep_intervals = false;
+    options.lag = load;
+    auto processing = measure_processing(trace, resources, *s.window_start, end, options);
     s.downtime = downtime_stats(processing.downtime);
     s.stop_the_world = processing.stop_the_world;
     s.downtime_by_resource = std::move(processing.downtime);
     for (const auto& r : processing.recoveries)
       s.time_to_stable = std::max(s.time_to_stable, r.stable.value_or(end) - r.at);
     s.recoveries = std::move(processing.recoveries);
-    if (load) s.lag = measure_lag(processing.down_intervals, end, load->produce, load->process);
+    s.lag = processing.lag;
   }
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;

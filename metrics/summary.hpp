@@ -58,10 +58,7 @@ struct Summary {
 };
 
 // Message rates per partition, for the lag model.
-struct LoadRates {
-  double produce = 0;
-  double process = 0;
-};
+using LoadRates = LagRates;
 
 // `resources` lists every resource in declaration order (it orders the final
 // assignment); `from` is the scenario's metrics.from; `load` enables lag.

@@ -166,6 +166,32 @@ TEST_CASE("lag: the backlog grows while down and drains at process - produce") {
   CHECK(behind.catch_up == Duration{14s});  // q: from 6 s to 20 s
 }
 
+TEST_CASE("lag: measured as the replay goes, without keeping intervals, it is the lag of the intervals") {
+  // T-0 down [0, 1) and [10, 10.5); T-1 down [0, 1), [5, 7) and [10, 10.5).
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start")
+      .at(0s, "A", "assigned", kTwo).at(1s, "A", "ready", kTwo)
+      .at(5s, "A", "revoking", {"T-1"}).at(5s, "A", "revoked", {"T-1"})
+      .at(5s, "B", "assigned", {"T-1"}).at(7s, "B", "ready", {"T-1"})
+      .at(10s, "A", "revoking", {"T-0"}).at(10s, "B", "revoking", {"T-1"})
+      .at(10500ms, "B", "assigned", kTwo).at(10500ms, "B", "ready", kTwo);
+  for (const double process : {300.0, 90.0}) {
+    const auto kept = metrics::measure_processing(b.events, kTwo, time_at(0s), time_at(20s));
+    REQUIRE(kept.down_intervals.at("T-1").size() == 3);
+    const auto want = metrics::measure_lag(kept.down_intervals, time_at(20s), 100, process);
+    metrics::ProcessingOptions online;
+    online.keep_intervals = false;
+    online.lag = metrics::LagRates{100, process};
+    const auto got = metrics::measure_processing(b.events, kTwo, time_at(0s), time_at(20s), online);
+    CHECK(got.down_intervals.empty());
+    REQUIRE(got.lag);
+    CHECK(got.lag->peak == want.peak);
+    CHECK(got.lag->catch_up == want.catch_up);
+    CHECK(got.lag->drained == want.drained);
+    CHECK(got.downtime == kept.downtime);
+  }
+}
+
 // A and B hold T-0 and T-1; B goes down at 5 s (`action`), and A alone
 // holds both, ready at 9.8 s: the survivors settled.
 static Builder survivor_settles_after(const std::string& action) {
