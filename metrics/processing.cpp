@@ -38,6 +38,7 @@ class Replay {
   }
 
   void apply(const TraceEvent& ev) {
+    ++epoch_;
     advance_clock(ev.at);
     apply_change(ev);
     track_recovery(ev);
@@ -82,22 +83,30 @@ class Replay {
         s.downtime = Duration{0};
         ++down_count_;
       }
-    } else if (ev.kind == "ready" && rs != nullptr) {
-      for (const auto& r : *rs) set_ready(ev.actor, r, true);
-    } else if ((ev.kind == "revoking" || ev.kind == "lost") && rs != nullptr) {
-      for (const auto& r : *rs) set_ready(ev.actor, r, false);
+    } else if ((ev.kind == "ready" || ev.kind == "revoking" || ev.kind == "lost") && rs != nullptr) {
+      const Name member(ev.actor);
+      const bool ready = ev.kind == "ready";
+      for (const Name name : *rs)
+        if (const std::size_t r = number(name); r != kNotMeasured) set_ready(member, r, ready);
+      compact(member);
     } else if (ev.kind == "start") {
       alive_.insert(ev.actor);
     } else if (ev.kind == "crash" || ev.kind == "stopped") {
       alive_.erase(ev.actor);
       paused_.erase(ev.actor);
-      const std::set<std::size_t> held = ready_[ev.actor];
-      for (const auto r : held) set_ready(ev.actor, r, false);
+      ++epoch_;
+      const Name member(ev.actor);
+      const ReadyLog log = std::move(ready_of(member));
+      ready_of(member) = ReadyLog{};
+      for (const auto r : log.resources)
+        if (has_ready(member, r)) set_ready(member, r, false);
     } else if (ev.kind == "pause" || ev.kind == "resume") {
       if (ev.kind == "pause") paused_.insert(ev.actor);
       else paused_.erase(ev.actor);
+      ++epoch_;
       update_member(ev.actor);
     } else if (auto changed = standing_.apply(ev)) {
+      ++epoch_;
       update_member(*changed);
     }
   }
@@ -168,39 +177,75 @@ class Replay {
     bool present = false;    // exists: from the start, or since its resources-added event
     bool processed = false;
     Time since = kTimeZero;  // start of the current down interval
-    std::set<std::string> holders;  // members that have it initialised
+    std::vector<Name> holders;  // members that have it initialised
     Duration downtime{0};
     std::vector<std::pair<Time, Time>> intervals;  // with ProcessingOptions::keep_intervals
     Backlog backlog;                               // with ProcessingOptions::lag
     LagFold lag;
   };
 
-  bool active(const std::string& member) const { return paused_.count(member) == 0 && !standing_.removed(member); }
+  // Whether `member` processes what it has initialised: asked once per
+  // member per event (epoch_ moves on at each event and each change of
+  // standing or pause; a resource mention asks for every holder).
+  bool active(Name member) {
+    if (member.id() >= active_.size()) active_.resize(member.id() + 1);
+    auto& [epoch, value] = active_[member.id()];
+    if (epoch != epoch_) {
+      epoch = epoch_;
+      value = paused_.count(member) == 0 && !standing_.removed(member);
+    }
+    return value;
+  }
 
   // A resource's number; kNotMeasured if it is not a resource of this run.
   std::size_t number(Name name) const { return name.id() < index_.size() ? index_[name.id()] : kNotMeasured; }
 
-  void set_ready(const std::string& member, Name name, bool ready) {
-    const std::size_t r = number(name);
-    if (r != kNotMeasured) set_ready(member, r, ready);
+  // What a member has initialised, as the run goes: `resources` may still
+  // list what it let go since (letting go does not search it); whether it
+  // has a resource is the resource's holders' to say.
+  struct ReadyLog {
+    std::vector<std::size_t> resources;
+    std::size_t count = 0;
+  };
+
+  ReadyLog& ready_of(Name member) {
+    if (member.id() >= ready_.size()) ready_.resize(member.id() + 1);
+    return ready_[member.id()];
   }
 
-  void set_ready(const std::string& member, std::size_t r, bool ready) {
+  bool has_ready(Name member, std::size_t r) const {
+    const auto& hs = state_[r].holders;
+    return std::find(hs.begin(), hs.end(), member) != hs.end();
+  }
+
+  // Drops what the member let go from its log once that is most of it.
+  void compact(Name member) {
+    ReadyLog& log = ready_of(member);
+    if (log.resources.size() <= 2 * log.count + 64) return;
+    std::erase_if(log.resources, [&](std::size_t r) { return !has_ready(member, r); });
+    std::sort(log.resources.begin(), log.resources.end());
+    log.resources.erase(std::unique(log.resources.begin(), log.resources.end()), log.resources.end());
+  }
+
+  void set_ready(Name member, std::size_t r, bool ready) {
     State& s = state_[r];
     if (!s.present) return;
-    if (ready) {
-      ready_[member].insert(r);
-      s.holders.insert(member);
-    } else {
-      ready_[member].erase(r);
-      s.holders.erase(member);
+    const auto it = std::find(s.holders.begin(), s.holders.end(), member);
+    if (ready && it == s.holders.end()) {
+      s.holders.push_back(member);
+      ReadyLog& log = ready_of(member);
+      log.resources.push_back(r);
+      ++log.count;
+    } else if (!ready && it != s.holders.end()) {
+      s.holders.erase(it);
+      --ready_of(member).count;
     }
     update(r, s);
   }
 
   void update(std::size_t r, State& s) {
     int n = 0;
-    for (const auto& m : s.holders) n += active(m) ? 1 : 0;
+    for (const Name m : s.holders) n += active(m) ? 1 : 0;
     const bool now = n == 1;
     if (now == s.processed) return;
     s.processed = now;
@@ -213,10 +258,10 @@ class Replay {
     }
   }
 
-  void update_member(const std::string& member) {
-    auto it = ready_.find(member);
-    if (it == ready_.end()) return;
-    for (const auto r : it->second) update(r, state_[r]);
+  void update_member(Name member) {
+    if (member.id() >= ready_.size()) return;
+    for (const auto r : ready_[member.id()].resources)
+      if (has_ready(member, r)) update(r, state_[r]);
   }
 
   void close_down(std::size_t r, const State& s, Time end) {
@@ -246,7 +291,9 @@ class Replay {
   std::vector<State> state_;        // by number
   std::size_t present_count_ = 0;   // resources that exist (not yet created ones excluded)
   std::size_t down_count_ = 0;
-  std::map<std::string, std::set<std::size_t>> ready_;  // member -> resources it has initialised
+  std::vector<ReadyLog> ready_;  // member's Name::id() -> resources it has initialised
+  std::uint64_t epoch_ = 0;
+  std::vector<std::pair<std::uint64_t, bool>> active_;  // member's Name::id() -> (epoch_ asked at, active)
   std::set<std::string> paused_, alive_;
   Standing standing_;
   bool coordinator_stable_ = false;
