@@ -37,12 +37,41 @@ ClassicCoordinator::Member* ClassicCoordinator::find(const std::string& member_i
 
 void ClassicCoordinator::insert_member(std::unique_ptr<Member> m) {
   by_id_[m->id] = m.get();
+  count_protocols(*m, +1);
   members_.push_back(std::move(m));
 }
 
 void ClassicCoordinator::erase_member(const std::string& member_id) {
   by_id_.erase(member_id);
-  members_.erase(std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == member_id; }));
+  const auto it = std::find_if(members_.begin(), members_.end(), [&](const auto& p) { return p->id == member_id; });
+  count_protocols(**it, -1);
+  members_.erase(it);
+}
+
+// A member counts once for each protocol it lists (a name listed twice
+// counts once: support is "lists it").
+void ClassicCoordinator::count_protocols(const Member& m, int delta) {
+  if (m.protocols.empty()) {
+    accepting_any_ += static_cast<std::size_t>(delta);
+    return;
+  }
+  for (auto p = m.protocols.begin(); p != m.protocols.end(); ++p) {
+    if (std::find(m.protocols.begin(), p, *p) != p) continue;  // listed before
+    auto& n = supported_[*p];
+    n += static_cast<std::size_t>(delta);
+    if (n == 0) supported_.erase(*p);
+  }
+}
+
+void ClassicCoordinator::set_protocols(Member& m, const std::vector<std::string>& protocols) {
+  count_protocols(m, -1);
+  m.protocols = protocols;
+  count_protocols(m, +1);
+}
+
+bool ClassicCoordinator::all_support(const std::string& protocol) const {
+  const auto it = supported_.find(protocol);
+  return (it == supported_.end() ? 0 : it->second) + accepting_any_ == members_.size();
 }
 
 void ClassicCoordinator::rename_member(Member& m, std::string new_id) {
@@ -135,11 +164,7 @@ void ClassicCoordinator::reply_static_rejoin(Member& m, Reply<JoinGroupResponse>
 // supports any.
 bool ClassicCoordinator::supports_protocols(const std::vector<std::string>& protocols) const {
   if (state_ == GroupState::Empty || protocols.empty()) return true;
-  return std::any_of(protocols.begin(), protocols.end(), [this](const std::string& name) {
-    return std::all_of(members_.begin(), members_.end(), [&](const auto& m) {
-      return m->protocols.empty() || std::find(m->protocols.begin(), m->protocols.end(), name) != m->protocols.end();
-    });
-  });
+  return std::any_of(protocols.begin(), protocols.end(), [this](const std::string& name) { return all_support(name); });
 }
 
 // ClassicGroup.selectProtocol: the candidates are the assignors every member
@@ -150,12 +175,7 @@ std::string ClassicCoordinator::select_protocol() const {
   std::vector<std::string> names;  // vote map keys, in insertion order
   std::vector<int> votes;
   for (const auto& m : members_) {
-    auto supported = [this](const std::string& name) {
-      return std::all_of(members_.begin(), members_.end(), [&](const auto& o) {
-        return o->protocols.empty() || std::find(o->protocols.begin(), o->protocols.end(), name) != o->protocols.end();
-      });
-    };
-    auto vote = std::find_if(m->protocols.begin(), m->protocols.end(), supported);
+    auto vote = std::find_if(m->protocols.begin(), m->protocols.end(), [this](const std::string& name) { return all_support(name); });
     if (vote == m->protocols.end()) continue;
     auto it = std::find(names.begin(), names.end(), *vote);
     if (it == names.end()) {
@@ -266,7 +286,7 @@ void ClassicCoordinator::join_static(JoinGroupRequest& req, Reply<JoinGroupRespo
   m->awaiting_join.reset();
   m->awaiting_sync.reset();
   m->subscription = req.subscription;
-  m->protocols = req.protocols;
+  set_protocols(*m, req.protocols);
   m->session_timeout = req.session_timeout;
   m->rebalance_timeout = req.rebalance_timeout;
   m->deadline.reset();  // the old id's session timer no longer applies
@@ -325,7 +345,7 @@ void ClassicCoordinator::add_member(const std::string& id, JoinGroupRequest& req
 void ClassicCoordinator::join_existing(Member& m, JoinGroupRequest& req, Reply<JoinGroupResponse>& reply) {
   const bool metadata_changed = !(m.subscription == req.subscription) || m.protocols != req.protocols;
   m.subscription = req.subscription;
-  m.protocols = req.protocols;
+  set_protocols(m, req.protocols);
   m.session_timeout = req.session_timeout;
   m.rebalance_timeout = req.rebalance_timeout;
   switch (state_) {

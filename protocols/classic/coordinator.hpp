@@ -130,6 +130,9 @@ class ClassicCoordinator final : public ClassicEndpoint {
   bool all_members_joined() const;
   // ClassicGroup.supportsProtocols / selectProtocol over the members' assignors.
   bool supports_protocols(const std::vector<std::string>& protocols) const;
+  bool all_support(const std::string& protocol) const;
+  void count_protocols(const Member& m, int delta);
+  void set_protocols(Member& m, const std::vector<std::string>& protocols);
   std::string select_protocol() const;
   void use_protocol(const std::string& selected);
   Duration rebalance_timeout() const;
@@ -147,6 +150,11 @@ class ClassicCoordinator final : public ClassicEndpoint {
   std::string protocol_name_;  // the selected assignor of the current generation
   std::vector<std::unique_ptr<Member>> members_;  // insertion order, as Kafka's LinkedHashMap
   std::map<std::string, Member*, std::less<>> by_id_;  // members_ by member id
+  // ClassicGroup.supportedProtocols: how many members list each protocol,
+  // and how many list none (they accept any), kept as members come, go and
+  // rejoin, so a JoinGroup's check is a lookup rather than a walk.
+  std::map<std::string, std::size_t, std::less<>> supported_;
+  std::size_t accepting_any_ = 0;
   std::map<std::string, std::unique_ptr<Timer>> pending_members_;  // MEMBER_ID_REQUIRED sent
   std::map<std::string, std::string> static_members_;             // instance id -> member id
   std::set<std::string> pending_sync_;

@@ -53,12 +53,19 @@ std::vector<std::pair<std::string, MemberAssignment>> EmbeddedProtocol::assign(
 
 AssignmentOutcome EmbeddedProtocol::difference(const std::vector<TopicPartition>& owned,
                                                const MemberAssignment& assignment) {
+  // Membership by binary search in sorted copies (a member of a large group
+  // owns thousands); the lists keep the order they were given in.
+  auto sorted = [](std::vector<TopicPartition> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const auto assigned = sorted(assignment.partitions);
+  const auto had = sorted(owned);
   AssignmentOutcome o;
   for (const auto& tp : owned)
-    if (std::find(assignment.partitions.begin(), assignment.partitions.end(), tp) == assignment.partitions.end())
-      o.revoke.push_back(tp);
+    if (!std::binary_search(assigned.begin(), assigned.end(), tp)) o.revoke.push_back(tp);
   for (const auto& tp : assignment.partitions)
-    if (std::find(owned.begin(), owned.end(), tp) == owned.end()) o.add.push_back(tp);
+    if (!std::binary_search(had.begin(), had.end(), tp)) o.add.push_back(tp);
   return o;
 }
 
