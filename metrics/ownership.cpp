@@ -84,7 +84,7 @@ void Ownership::given(Time at, Name r, Name newcomer, std::optional<std::int64_t
   if (at_or_after != hs.end() && *at_or_after == newcomer) return;
   hs.insert(at_or_after, newcomer);
   Held& held = held_[newcomer];
-  held.given.push_back(r);
+  held.given.add(r);
   ++held.count;
 }
 // A removed member that rejoined and was given an assignment holds what it
@@ -138,15 +138,6 @@ bool Ownership::let_go(Name member, Name resource) {
   return true;
 }
 
-// Drops what the member let go from its list once that is most of it, so
-// the list stays within a constant factor of what it holds.
-void Ownership::compact(Name member, Held& held) const {
-  if (held.given.size() <= 2 * held.count + 64) return;
-  std::erase_if(held.given, [&](Name r) { return !holds(member, r); });
-  std::sort(held.given.begin(), held.given.end(), [](Name a, Name b) { return a.id() < b.id(); });
-  held.given.erase(std::unique(held.given.begin(), held.given.end()), held.given.end());
-}
-
 void Ownership::release(Time at, Name member, const NameList& resources) {
   auto held = held_.find(member);
   if (held == held_.end()) return;
@@ -157,14 +148,14 @@ void Ownership::release(Time at, Name member, const NameList& resources) {
     --held->second.count;
     end_zombie(at, member, r);
   }
-  compact(member, held->second);
+  held->second.given.compact([&](Name r) { return holds(member, r); });
 }
 
 void Ownership::release_all(Time at, Name member) {
   unknown_.erase(member);
   auto held = held_.find(member);
   if (held == held_.end()) return;
-  for (const Name r : held->second.given)
+  for (const Name r : held->second.given.entries())
     if (let_go(member, r)) end_zombie(at, member, r);
   held->second = Held{};
 }
@@ -178,7 +169,7 @@ std::vector<Name> Ownership::held_by(const std::string& member) const {
   const auto held = held_.find(member);
   if (held == held_.end()) return out;
   const Name m(member);
-  for (const Name r : held->second.given)
+  for (const Name r : held->second.given.entries())
     if (holds(m, r)) out.push_back(r);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -20,6 +20,7 @@
 //   it back while the member given it meanwhile revokes it in that round.
 #pragma once
 
+#include "metrics/member_log.hpp"
 #include "metrics/standing.hpp"
 #include "sim/trace.hpp"
 
@@ -66,11 +67,10 @@ class Ownership {
   std::map<std::string, std::set<std::string>> by_member() const;
 
  private:
-  // What a member was given, as the run goes: `given` may still list what
-  // it let go since (a release does not search it); `count` is what it
-  // holds. Whether it holds a resource is its owners' list's to say.
+  // What a member was given (see MemberLog: whether it still holds a
+  // resource is the resource's owners' list's to say) and how much it holds.
   struct Held {
-    std::vector<Name> given;
+    MemberLog<Name> given;
     std::size_t count = 0;
   };
   void release(Time at, Name member, const NameList& resources);
@@ -82,7 +82,6 @@ class Ownership {
   std::vector<Name>& holders(Name resource);
   bool holds(Name member, Name resource) const;
   bool let_go(Name member, Name resource);  // false if it did not hold it
-  void compact(Name member, Held& held) const;
   // Why `holder` still holding `resource` is Kafka's overlap; empty if it is not.
   std::string zombie_cause(const std::string& holder, const std::string& resource,
                            std::optional<std::int64_t> generation) const;

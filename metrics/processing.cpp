@@ -1,5 +1,6 @@
 #include "metrics/processing.hpp"
 
+#include "metrics/member_log.hpp"
 #include "metrics/standing.hpp"
 
 #include <algorithm>
@@ -96,9 +97,9 @@ class Replay {
       paused_.erase(ev.actor);
       ++epoch_;
       const Name member(ev.actor);
-      const ReadyLog log = std::move(ready_of(member));
-      ready_of(member) = ReadyLog{};
-      for (const auto r : log.resources)
+      const MemberLog<std::size_t> log = std::move(ready_of(member));
+      ready_of(member).clear();
+      for (const auto r : log.entries())
         if (has_ready(member, r)) set_ready(member, r, false);
     } else if (ev.kind == "pause" || ev.kind == "resume") {
       if (ev.kind == "pause") paused_.insert(ev.actor);
@@ -200,15 +201,7 @@ class Replay {
   // A resource's number; kNotMeasured if it is not a resource of this run.
   std::size_t number(Name name) const { return name.id() < index_.size() ? index_[name.id()] : kNotMeasured; }
 
-  // What a member has initialised, as the run goes: `resources` may still
-  // list what it let go since (letting go does not search it); whether it
-  // has a resource is the resource's holders' to say.
-  struct ReadyLog {
-    std::vector<std::size_t> resources;
-    std::size_t count = 0;
-  };
-
-  ReadyLog& ready_of(Name member) {
+  MemberLog<std::size_t>& ready_of(Name member) {
     if (member.id() >= ready_.size()) ready_.resize(member.id() + 1);
     return ready_[member.id()];
   }
@@ -218,13 +211,8 @@ class Replay {
     return std::find(hs.begin(), hs.end(), member) != hs.end();
   }
 
-  // Drops what the member let go from its log once that is most of it.
   void compact(Name member) {
-    ReadyLog& log = ready_of(member);
-    if (log.resources.size() <= 2 * log.count + 64) return;
-    std::erase_if(log.resources, [&](std::size_t r) { return !has_ready(member, r); });
-    std::sort(log.resources.begin(), log.resources.end());
-    log.resources.erase(std::unique(log.resources.begin(), log.resources.end()), log.resources.end());
+    ready_of(member).compact([&](std::size_t r) { return has_ready(member, r); });
   }
 
   void set_ready(Name member, std::size_t r, bool ready) {
@@ -233,12 +221,9 @@ class Replay {
     const auto it = std::find(s.holders.begin(), s.holders.end(), member);
     if (ready && it == s.holders.end()) {
       s.holders.push_back(member);
-      ReadyLog& log = ready_of(member);
-      log.resources.push_back(r);
-      ++log.count;
+      ready_of(member).add(r);
     } else if (!ready && it != s.holders.end()) {
       s.holders.erase(it);
-      --ready_of(member).count;
     }
     update(r, s);
   }
@@ -260,7 +245,7 @@ class Replay {
 
   void update_member(Name member) {
     if (member.id() >= ready_.size()) return;
-    for (const auto r : ready_[member.id()].resources)
+    for (const auto r : ready_[member.id()].entries())
       if (has_ready(member, r)) update(r, state_[r]);
   }
 
@@ -291,7 +276,7 @@ class Replay {
   std::vector<State> state_;        // by number
   std::size_t present_count_ = 0;   // resources that exist (not yet created ones excluded)
   std::size_t down_count_ = 0;
-  std::vector<ReadyLog> ready_;  // member's Name::id() -> resources it has initialised
+  std::vector<MemberLog<std::size_t>> ready_;  // member's Name::id() -> resources it has initialised (by number)
   std::uint64_t epoch_ = 0;
   std::vector<std::pair<std::uint64_t, bool>> active_;  // member's Name::id() -> (epoch_ asked at, active)
   std::set<std::string> paused_, alive_;

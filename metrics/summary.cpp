@@ -1,5 +1,6 @@
 #include "metrics/summary.hpp"
 
+#include "metrics/member_log.hpp"
 #include "metrics/ownership.hpp"
 #include "scenarios/config_keys.hpp"
 
@@ -50,13 +51,23 @@ class StableWatch {
       const std::string* to = ev.text("to");
       stable_ = to != nullptr && *to == "Stable";
     } else if (ev.kind == "ready") {
-      if (const auto* rs = ev.list("resources"))
-        for (const auto& r : *rs) ready_[r] = ev.actor;
+      if (const auto* rs = ev.list("resources")) {
+        const Name member(ev.actor);
+        MemberLog<Name>& log = ready_log_[ev.actor];
+        for (const Name r : *rs) {
+          ready_slot(r) = member;
+          log.add(r);
+        }
+        log.compact([&](Name r) { return ready_slot(r) == member; });
+      }
     } else if (ev.kind == "revoking" || ev.kind == "lost") {
       if (const auto* rs = ev.list("resources"))
-        for (const auto& r : *rs) ready_.erase(r);
+        for (const Name r : *rs) ready_slot(r) = Name();
     } else if (ev.kind == "crash" || ev.kind == "stopped") {
-      for (auto it = ready_.begin(); it != ready_.end();) it = it->second == ev.actor ? ready_.erase(it) : std::next(it);
+      const Name member(ev.actor);
+      for (const Name r : ready_log_[ev.actor].entries())
+        if (ready_slot(r) == member) ready_slot(r) = Name();
+      ready_log_.erase(ev.actor);
     }
     if (ev.kind == "stable") stable_ = true;
     if (!first_ && stable_ && all_ready(ownership)) first_ = ev.at;
@@ -66,17 +77,23 @@ class StableWatch {
 
  private:
   bool all_ready(const Ownership& ownership) const {
-    for (const auto& r : resources_) {
-      auto it = ready_.find(r);
-      if (it == ready_.end()) return false;
+    for (const Name r : resources_) {
+      const Name member = r.id() < ready_.size() ? ready_[r.id()] : Name();
+      if (member == Name()) return false;
       const auto& holders = ownership.owners(r);
-      if (holders.size() != 1 || *holders.begin() != it->second) return false;
+      if (holders.size() != 1 || holders.front() != member) return false;
     }
     return true;
   }
 
-  std::set<std::string> resources_;
-  std::map<std::string, std::string> ready_;  // resource -> member processing it
+  Name& ready_slot(Name resource) {
+    if (resource.id() >= ready_.size()) ready_.resize(resource.id() + 1);
+    return ready_[resource.id()];
+  }
+
+  std::vector<Name> resources_;
+  std::vector<Name> ready_;  // resource's Name::id() -> member processing it; empty if none
+  std::map<std::string, MemberLog<Name>> ready_log_;  // member -> what it made ready
   bool stable_ = false;
   std::optional<Time> first_;
 };
