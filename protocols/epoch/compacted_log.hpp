@@ -49,7 +49,7 @@ class CompactedLog {
   void for_each_current(F&& f) const {
     for (const auto& s : slots_)
       if (s)
-        if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&*s)) f(c->current);
+        if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&*s)) f(c->member_id, c->current);
   }
 
   // What survives, in write order.

@@ -160,7 +160,7 @@ class EpochGroup {
   // still behind starts at the one found last.
   mutable std::optional<bool> converged_;
   mutable std::string behind_hint_;
-  std::conditional_t<kHolderCounts<T>, HolderCounts<T>, NoHolderCounts> holders_;
+  typename HolderIndexOf<T>::type holders_;
 };
 
 }  // namespace rsim::protocols::epoch

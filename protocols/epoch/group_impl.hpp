@@ -40,9 +40,14 @@ void EpochGroup<T>::append(Record<T> r) {
 // Before the record replaces the member's last one: count what changed.
 template <class T>
 void EpochGroup<T>::count_holders(const Record<T>& r) {
-  if constexpr (kHolderCounts<T>) {
-    if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) holders_.record(log_.current_of(c->member_id), &c->current);
-    else if (const auto* t = std::get_if<MemberTombstone>(&r)) holders_.record(log_.current_of(t->member_id), nullptr);
+  if constexpr (kHolderIndex<T>) {
+    if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) {
+      const auto live = state_.members.find(c->member_id);
+      const MemberView* member = live == state_.members.end() ? nullptr : &live->second;
+      holders_.record(c->member_id, member, log_.current_of(c->member_id), &c->current);
+    } else if (const auto* t = std::get_if<MemberTombstone>(&r)) {
+      holders_.record(t->member_id, static_cast<const MemberView*>(nullptr), log_.current_of(t->member_id), nullptr);
+    }
   }
 }
 
@@ -255,9 +260,9 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   CurrentAssignment<Assignment>& current = m;
   const CurrentAssignment<Assignment> before = current;
   const CurrentAssignment<Assignment>* logged = nullptr;
-  if constexpr (kHolderCounts<T>) logged = log_.current_of(m.member_id);
+  if constexpr (kHolderIndex<T>) logged = log_.current_of(m.member_id);
   auto held = [&](const auto& unit) {
-    if constexpr (kHolderCounts<T>) return holders_.held_by_other(m, logged, unit);
+    if constexpr (kHolderIndex<T>) return holders_.held_by_other(m, logged, unit);
     else return unreleased_anywhere(m, unit);
   };
   static const Assignment kNothing{};
@@ -399,7 +404,7 @@ template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
   log_.assign(log);
-  if constexpr (kHolderCounts<T>) holders_.rebuild(log_);
+  if constexpr (kHolderIndex<T>) holders_.rebuild(log_, state_.members);
   converged_.reset();
   for (const auto& [id, m] : state_.members) {
     arm_session(id);

@@ -10,6 +10,9 @@
 
 #include <cassert>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
 #include <unordered_map>
 
 namespace rsim::protocols::epoch {
@@ -23,8 +26,10 @@ class HolderCounts {
   using Assignment = typename T::Assignment;
   using Current = CurrentAssignment<Assignment>;
 
-  // A member's record goes from `before` to `after` (null: none).
-  void record(const Current* before, const Current* after) {
+  // A member's record goes from `before` to `after` (null: none); the
+  // member (null after its tombstone) is what other indexes key by.
+  template <class Member>
+  void record(const std::string&, const Member*, const Current* before, const Current* after) {
     static const Current kNone{};
     if (before == nullptr) before = &kNone;
     if (after == nullptr) after = &kNone;
@@ -32,9 +37,13 @@ class HolderCounts {
     change(before->revoking, after->revoking);
   }
 
-  void rebuild(const CompactedLog<T>& log) {
+  template <class Members>
+  void rebuild(const CompactedLog<T>& log, const Members&) {
     counts_.clear();
-    log.for_each_current([this](const Current& c) { record(nullptr, &c); });
+    log.for_each_current([this](const std::string&, const Current& c) {
+      change({}, c.assigned);
+      change({}, c.revoking);
+    });
   }
 
   // The walk's answer from the counts: every member's logged current
@@ -76,5 +85,24 @@ class HolderCounts {
 
 // For the assignment types that do not opt in.
 struct NoHolderCounts {};
+
+// An assignment type's holder index: its own (T::HolderIndex, for rules
+// that a count per unit cannot answer), counts per unit, or none.
+template <class T>
+struct HolderIndexOf {
+  using type = NoHolderCounts;
+};
+template <class T>
+  requires kHolderCounts<T>
+struct HolderIndexOf<T> {
+  using type = HolderCounts<T>;
+};
+template <class T>
+  requires requires { typename T::HolderIndex; }
+struct HolderIndexOf<T> {
+  using type = typename T::HolderIndex;
+};
+template <class T>
+inline constexpr bool kHolderIndex = !std::is_same_v<typename HolderIndexOf<T>::type, NoHolderCounts>;
 
 }  // namespace rsim::protocols::epoch

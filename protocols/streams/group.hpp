@@ -11,9 +11,11 @@
 #include "protocols/streams/tasks.hpp"
 #include "sim/time.hpp"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace rsim::protocols::streams {
 
@@ -48,8 +50,11 @@ struct GroupMetadata {
   friend bool operator==(const GroupMetadata&, const GroupMetadata&) = default;
 };
 
+class StreamsHolders;
+
 struct StreamsTasks {
   using Assignment = TasksTuple;
+  using HolderIndex = StreamsHolders;
   using Owned = TasksTuple;  // activeTasks / standbyTasks / warmupTasks of the heartbeat
   using MemberMetadata = streams::MemberMetadata;
   using GroupMetadata = streams::GroupMetadata;
@@ -90,6 +95,51 @@ struct StreamsTasks {
 using MemberView = epoch::Member<StreamsTasks>;
 using GroupImage = epoch::GroupImage<StreamsTasks>;
 using Record = epoch::Record<StreamsTasks>;
+
+// Kafka's task process ids, for the rules above: how many members' logged
+// current assignments hold each task active, and how many hold it in any
+// role per process, kept as the records are written, so that "does another
+// member still hold it?" is two lookups instead of a walk over every member.
+// A member's process is its live metadata's when its record is written (a
+// member id keeps its process) and is remembered for taking the record out.
+class StreamsHolders {
+ public:
+  using Current = epoch::CurrentAssignment<TasksTuple>;
+
+  // A member's record goes from `before` to `after` (null: none).
+  void record(const std::string& member_id, const MemberView* live, const Current* before, const Current* after);
+  void rebuild(const epoch::CompactedLog<StreamsTasks>& log, const std::map<std::string, MemberView>& members);
+  // The walk's answer: every member's logged current assignment is its live
+  // one but the asker's (its revocations were just released and are not
+  // written yet), so its logged holdings are taken out of the counts and its
+  // live ones asked directly.
+  bool held_by_other(const MemberView& asker, const Current* logged, const RoleTask& unit) const;
+
+ private:
+  struct ProcessTask {
+    std::uint32_t process;
+    std::uint64_t task;
+    friend bool operator==(const ProcessTask&, const ProcessTask&) = default;
+  };
+  struct Hash {
+    // splitmix64's finaliser: process handles and task keys are both dense
+    // small numbers, which a plain sum would make collide.
+    std::size_t operator()(const ProcessTask& k) const {
+      std::uint64_t x = k.task ^ (static_cast<std::uint64_t>(k.process) * 0x9E3779B97F4A7C15ull);
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      return static_cast<std::size_t>(x ^ (x >> 31));
+    }
+  };
+  void change(std::uint32_t process, const TaskSet& before, const TaskSet& after, bool active);
+  void change(std::uint32_t process, const Current& before, const Current& after);
+  static std::uint64_t key(const TaskId& t);
+
+  // Never iterated: lookups only.
+  std::unordered_map<std::uint64_t, std::uint32_t> active_;             // task -> members holding it active
+  std::unordered_map<ProcessTask, std::uint32_t, Hash> in_process_;   // (process, task) -> holdings in any role
+  std::unordered_map<std::string, std::uint32_t> process_of_;         // member id -> the process it was counted in
+};
 
 // The owned units of a tuple, sorted, and back.
 std::vector<RoleTask> units_of(const TasksTuple& t);

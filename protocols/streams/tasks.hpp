@@ -33,6 +33,8 @@ class SubtopologyId {
   friend bool operator==(SubtopologyId a, SubtopologyId b) { return a.name_ == b.name_; }
   friend std::strong_ordering operator<=>(SubtopologyId a, SubtopologyId b) { return a.name_ <=> b.name_; }
   friend bool operator==(SubtopologyId a, const std::string& b) { return a.str() == b; }
+  // Dense handle, for keys that are never ordered or printed.
+  std::uint32_t id() const { return name_.id(); }
 
  private:
   Topic name_;

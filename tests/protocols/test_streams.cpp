@@ -220,3 +220,49 @@ events: [{at: 30s, create-topic: U, partitions: 4}]
   CHECK_FALSE(x.m.violation);
 }
 }
+
+TEST_SUITE("streams") {
+TEST_CASE("streams: the holder index answers Kafka's unreleased-task rules as the walk over every member does") {
+  using namespace rsim::protocols::streams;
+  const TaskId t0{"0", 0}, t1{"0", 1};
+  auto member = [](std::string id, std::string process, TasksTuple assigned, TasksTuple revoking = {}) {
+    MemberView m;
+    m.member_id = std::move(id);
+    m.process_id = std::move(process);
+    m.assigned = std::move(assigned);
+    m.revoking = std::move(revoking);
+    return m;
+  };
+  // A (process p) holds 0_0 active; B (p) holds 0_1 as a standby; C (q) is revoking 0_1 active.
+  const MemberView a = member("A", "p", {{t0}, {}, {}});
+  const MemberView b = member("B", "p", {{}, {t1}, {}});
+  const MemberView c = member("C", "q", {}, {{t1}, {}, {}});
+  const MemberView d = member("D", "q", {});
+  StreamsHolders h;
+  for (const MemberView* m : {&a, &b, &c, &d}) h.record(m->member_id, m, nullptr, m);
+  auto held = [&](const MemberView& asker, Role role, const TaskId& t) {
+    return h.held_by_other(asker, &asker, RoleTask{role, t});
+  };
+  CHECK(held(d, Role::Active, t0));       // A holds it active, in another process
+  CHECK_FALSE(held(d, Role::Standby, t0));  // a standby waits only for its own process
+  CHECK(held(b, Role::Standby, t0));      // A is in B's process
+  CHECK(held(a, Role::Active, t1));       // C is still revoking it active
+  CHECK(held(a, Role::Standby, t1));      // B holds it in A's process
+  CHECK(held(a, Role::Active, t0));  // the asker's own holding counts too, as in the walk
+  // A has just released 0_0 (live), its record still lists it: that record
+  // is taken out, and nobody else holds it.
+  const MemberView released = member("A", "p", {});
+  CHECK_FALSE(h.held_by_other(released, &a, RoleTask{Role::Active, t0}));
+  // C lets go: its record is rewritten without 0_1; then the process rule alone remains.
+  const MemberView c2 = member("C", "q", {});
+  h.record("C", &c2, &c, &c2);
+  CHECK_FALSE(held(d, Role::Active, t1));
+  CHECK(held(a, Role::Active, t1));  // B, in A's process, holds it as a standby
+  // B leaves (a tombstone): nothing holds 0_1 any more.
+  h.record("B", nullptr, &b, nullptr);
+  CHECK_FALSE(held(a, Role::Active, t1));
+  // The asker's live assignment counts though its record does not yet.
+  const MemberView a2 = member("A", "p", {{t0, t1}, {}, {}});
+  CHECK(h.held_by_other(a2, &a, RoleTask{Role::Standby, t1}));
+}
+}
