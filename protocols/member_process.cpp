@@ -24,6 +24,10 @@ void MemberProcess::emit(std::string kind, std::vector<TraceField> fields) {
   trace_.emit(kernel_.now(), name_, std::move(kind), std::move(fields));
 }
 
+void MemberProcess::emit_routine(std::string kind, std::vector<TraceField> fields) {
+  trace_.emit_routine(kernel_.now(), name_, std::move(kind), std::move(fields));
+}
+
 void MemberProcess::on_message(Callback handler) {
   if (down()) return;
   if (paused_) {

@@ -57,6 +57,7 @@ class MemberProcess {
   MemberProcess(Kernel& kernel, Network& network, Trace& trace, std::string name, std::optional<NodeId> node);
 
   void emit(std::string kind, std::vector<TraceField> fields = {});
+  void emit_routine(std::string kind, std::vector<TraceField> fields = {});  // see Trace::emit_routine
   // The process's network node comes up (a start) or goes down with it.
   void restart_node() { network_.restart(node_); }
   void crash_node() { network_.crash(node_); }

@@ -99,6 +99,8 @@ class GroupRun {
     return fmt::format("at {} (simulated): {}", format_duration(kernel_.now().time_since_epoch()), e.what());
   }
 
+  void keep_routine(bool keep) { trace_.keep_routine(keep); }
+
   RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress) {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
     trace_.emit(kTimeZero, "scenario", "run",
@@ -426,6 +428,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
     throw InputError(scenario.file, scenario.assignor_mark, "assignor exec needs a command: assignor: {exec: [python3, my_assignor.py]} or --assignor-exec");
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   GroupRun group(scenario, protocol, assignor, seed, exec, options.records);
+  group.keep_routine(options.routine_events);
   return group.run(seed, assignor, options.progress);
 }
 

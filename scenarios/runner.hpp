@@ -31,6 +31,9 @@ struct RunOptions {
   // Where the group's records go, as JSON lines (consumer and streams
   // groups: the records Kafka writes to __consumer_offsets); none: nowhere.
   std::ostream* records = nullptr;
+  // Keep routine events (classic heartbeats answered with no error) in the
+  // trace: timelines and reports show them; a summary does not read them.
+  bool routine_events = true;
 };
 
 struct RunResult {

@@ -44,10 +44,19 @@ class Trace {
   void emit(Time at, std::string actor, std::string kind, std::vector<TraceField> fields = {}) {
     emit(TraceEvent{at, std::move(actor), std::move(kind), std::move(fields)});
   }
+  // A routine event says nothing that metrics read (a classic heartbeat
+  // answered with no error); timelines that show everything want it, and a
+  // trace that only feeds a summary drops it, so a long quiet stretch costs
+  // no memory.
+  void emit_routine(Time at, std::string actor, std::string kind, std::vector<TraceField> fields = {}) {
+    if (keep_routine_) emit(at, std::move(actor), std::move(kind), std::move(fields));
+  }
+  void keep_routine(bool keep) { keep_routine_ = keep; }
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
   std::vector<TraceEvent> events_;
+  bool keep_routine_ = true;
 };
 
 }  // namespace rsim

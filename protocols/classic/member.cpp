@@ -561,7 +561,8 @@ void ClassicMember::send_heartbeat() {
 }
 
 void ClassicMember::on_heartbeat_response(int generation, HeartbeatResponse r) {
-  emit("heartbeat", {{"error", std::string(error_name(r.error))}});
+  if (r.error == Error::None) emit_routine("heartbeat", {{"error", std::string(error_name(r.error))}});
+  else emit("heartbeat", {{"error", std::string(error_name(r.error))}});
   if (generation != generation_ || (phase_ != Phase::Syncing && phase_ != Phase::Stable)) return;
   switch (r.error) {
     case Error::None:

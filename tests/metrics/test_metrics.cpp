@@ -3,6 +3,10 @@
 #include "metrics/lag.hpp"
 #include "metrics/processing.hpp"
 #include "metrics/summary.hpp"
+#include "scenarios/loader.hpp"
+#include "scenarios/runner.hpp"
+
+#include <algorithm>
 
 #include <doctest/doctest.h>
 
@@ -245,5 +249,39 @@ TEST_CASE("time to stable: a bounced member back after the survivors settled is 
   CHECK(crash.recoveries[0].stable == time_at(9800ms));
   CHECK(crash.recoveries[0].rebalances == 1);
   CHECK(crash.recoveries[0].revocations == 1);
+}
+}
+
+TEST_SUITE("metrics") {
+TEST_CASE("a run that feeds only a summary drops routine heartbeats from its trace; the summary is the same") {
+  const auto s = scenario::load_file(std::string(RSIM_SOURCE_DIR) + "/scenarios/rolling-bounce.yaml");
+  for (const char* protocol : {"eager", "cooperative"}) {
+    scenario::RunOptions full, lean;
+    full.protocol = lean.protocol = protocol;
+    lean.routine_events = false;
+    const auto a = scenario::run(s, full);
+    const auto b = scenario::run(s, lean);
+    auto routine = [](const TraceEvent& ev) {
+      const std::string* e = ev.text("error");
+      return ev.kind == "heartbeat" && e != nullptr && *e == "NONE";
+    };
+    const auto kept = std::count_if(a.trace.events().begin(), a.trace.events().end(), routine);
+    CHECK(kept > 100);
+    CHECK(std::none_of(b.trace.events().begin(), b.trace.events().end(), routine));
+    CHECK(b.trace.events().size() + static_cast<std::size_t>(kept) == a.trace.events().size());
+    const auto sa = metrics::summarize(s, a), sb = metrics::summarize(s, b);
+    CHECK(sa.window_start == sb.window_start);
+    CHECK(sa.downtime_by_resource == sb.downtime_by_resource);
+    CHECK(sa.stop_the_world == sb.stop_the_world);
+    CHECK(sa.rebalances == sb.rebalances);
+    CHECK(sa.moves == sb.moves);
+    CHECK(sa.time_to_stable == sb.time_to_stable);
+    CHECK(sa.final_assignment == sb.final_assignment);
+    REQUIRE(sa.lag);
+    REQUIRE(sb.lag);
+    CHECK(sa.lag->peak == sb.lag->peak);
+    CHECK(sa.lag->catch_up == sb.lag->catch_up);
+    CHECK(sa.findings.size() == sb.findings.size());
+  }
 }
 }

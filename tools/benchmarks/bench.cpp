@@ -255,6 +255,7 @@ PointResult measure_point(const std::string& text, const std::string& protocol, 
   const auto s = scenario::load_text(text, "bench.yaml");
   scenario::RunOptions o;
   o.protocol = protocol;
+  o.routine_events = false;  // as `run --timeline none`
   std::vector<double> ms;
   PointResult p;
   for (int i = 0; i < repeats; ++i) {

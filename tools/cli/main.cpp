@@ -212,6 +212,8 @@ int cmd_run(const RunArgs& a) {
   }
   choose_assignor(o, a.assignor, a.assignor_exec);
   if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
+  // Only the timelines and reports show routine heartbeats.
+  o.routine_events = a.timeline != "none" || !a.out_dir.empty() || !a.trace_file.empty() || !a.html_file.empty();
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 

@@ -237,6 +237,7 @@ std::vector<Record> run_plan(const Plan& plan, const std::vector<scenario::Scena
     o.assignor = plan.variants[r.variant].assignor;
     o.seed = r.seed;
     if (o.assignor == "exec") o.assignor_exec = plan.assignor_exec;
+    o.routine_events = false;  // a sweep keeps the summary only
     try {
       const auto run = scenario::run(s, o);
       const auto summary = metrics::summarize(s, run);
