@@ -1,39 +1,23 @@
 #include "protocols/topic_partition.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <unordered_map>
 
 namespace rsim::protocols {
 
 namespace {
 
-// The process's topic names. Looked up by name only, never iterated, so the
-// hash order cannot leak into behaviour; a deque keeps names in place.
-struct TopicNames {
-  std::deque<std::string> names{std::string()};  // the empty name is handle 0
-  std::unordered_map<std::string_view, std::uint32_t> ids{{names.front(), 0}};
-};
-
-TopicNames& topic_names() {
-  static TopicNames t;
+// The process's topic names, apart from other names: Topic::count() sizes
+// per-call assignor tables.
+NameTable& topic_names() {
+  static NameTable t;
   return t;
 }
 
 }  // namespace
 
-Topic::Topic(std::string_view name) {
-  TopicNames& t = topic_names();
-  if (auto it = t.ids.find(name); it != t.ids.end()) {
-    id_ = it->second;
-    return;
-  }
-  id_ = static_cast<std::uint32_t>(t.names.size());
-  t.names.emplace_back(name);
-  t.ids.emplace(t.names.back(), id_);
-}
+Topic::Topic(std::string_view name) : id_(topic_names().intern(name)) {}
 
-const std::string& Topic::name() const { return topic_names().names[id_]; }
+const std::string& Topic::name() const { return topic_names().text(id_); }
 
 Topic Topic::connector(std::string_view name) { return Topic(std::string(name) + "/"); }
 
@@ -49,7 +33,7 @@ bool Topic::is_subtopology() const {
   return !n.empty() && n.back() == '#';
 }
 
-std::uint32_t Topic::count() { return static_cast<std::uint32_t>(topic_names().names.size()); }
+std::uint32_t Topic::count() { return topic_names().size(); }
 
 std::string to_string(const TopicPartition& tp) {
   if (tp.topic.is_connector()) {

@@ -1,41 +1,31 @@
 #include "sim/name.hpp"
 
-#include <deque>
-#include <unordered_map>
-
 namespace rsim {
 
-namespace {
+NameTable::NameTable() : texts_{std::string()}, ids_{{texts_.front(), 0}} {}
 
-// The process's names. Looked up by text only, never iterated, so the hash
-// order cannot leak into behaviour; a deque keeps the texts in place.
-struct Names {
-  std::deque<std::string> texts{std::string()};  // the empty name is handle 0
-  std::unordered_map<std::string_view, std::uint32_t> ids{{texts.front(), 0}};
-};
-
-Names& names() {
-  static Names n;
-  return n;
+std::uint32_t NameTable::intern(std::string_view text) {
+  if (auto it = ids_.find(text); it != ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(texts_.size());
+  texts_.emplace_back(text);
+  ids_.emplace(texts_.back(), id);
+  return id;
 }
 
+namespace {
+NameTable& names() {
+  static NameTable n;
+  return n;
+}
 }  // namespace
 
 Name::Name(std::string_view name) {
-  if (name.empty()) return;
-  Names& n = names();
-  if (auto it = n.ids.find(name); it != n.ids.end()) {
-    id_ = it->second;
-    return;
-  }
-  id_ = static_cast<std::uint32_t>(n.texts.size());
-  n.texts.emplace_back(name);
-  n.ids.emplace(n.texts.back(), id_);
+  if (!name.empty()) id_ = names().intern(name);
 }
 
-const std::string& Name::str() const { return names().texts[id_]; }
+const std::string& Name::str() const { return names().text(id_); }
 
-std::uint32_t Name::count() { return static_cast<std::uint32_t>(names().texts.size()); }
+std::uint32_t Name::count() { return names().size(); }
 
 NameList::NameList(const std::vector<std::string>& names) {
   reserve(names.size());

@@ -10,14 +10,31 @@
 
 #include <compare>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace rsim {
+
+// A table of interned texts: each text once, numbered densely in the order
+// first seen, the empty text 0. Looked up by text only, never iterated, so
+// no hash order can leak into behaviour; texts stay in place.
+class NameTable {
+ public:
+  NameTable();
+  std::uint32_t intern(std::string_view text);
+  const std::string& text(std::uint32_t id) const { return texts_[id]; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(texts_.size()); }
+
+ private:
+  std::deque<std::string> texts_;
+  std::unordered_map<std::string_view, std::uint32_t> ids_;
+};
 
 class Name {
  public:
