@@ -204,6 +204,104 @@ void bench_assignors(const std::vector<std::string>& names) {
   }
 }
 
+// ---- Kafka's server-side assignor grid ---------------------------------------
+//
+// The grid of Kafka's ServerSideAssignorBenchmark (jmh-benchmarks,
+// org.apache.kafka.jmh.assignor): members x partitions per member x topics,
+// homogeneous (every member subscribes to every topic) or heterogeneous (5
+// buckets of members, each subscribed to its own bucket of topics), full
+// (nobody owns anything) or incremental (every member but one owns what a
+// full run gave it, and a new member joins, subscribed as the member before
+// it). Topics hold members x ratio / topics partitions each, as Kafka's do.
+// Not rack-aware: the simulator's broker-side assignors ignore racks, so
+// Kafka's isRackAware=true half of the grid has no counterpart here.
+
+struct KafkaGrid {
+  std::vector<int> members{100, 500, 1000, 5000, 10000};
+  std::vector<int> ratios{5, 10, 50};
+  std::vector<int> topics{10, 100, 1000};
+  std::vector<std::string> assignors{"server-range", "uniform"};
+};
+
+std::vector<std::string> topic_names(int topics) {
+  std::vector<std::string> out;
+  for (int t = 0; t < topics; ++t) out.push_back(fmt::format("topic{}", t));
+  return out;
+}
+
+// Kafka's createGroupSpec: member i's subscription.
+std::vector<std::vector<std::string>> kafka_subscriptions(int members, const std::vector<std::string>& topics,
+                                                          bool heterogeneous) {
+  std::vector<std::vector<std::string>> out(static_cast<std::size_t>(members));
+  if (!heterogeneous) {
+    for (auto& s : out) s = topics;
+    return out;
+  }
+  const int t = static_cast<int>(topics.size());
+  const int buckets = std::min(5, members);
+  const int topics_per = (t + buckets - 1) / buckets, members_per = (members + buckets - 1) / buckets;
+  for (int b = 0; b < buckets; ++b)
+    for (int i = b * members_per; i < std::min((b + 1) * members_per, members); ++i)
+      for (int k = b * topics_per; k < std::min((b + 1) * topics_per, t); ++k)
+        out[static_cast<std::size_t>(i)].push_back(topics[static_cast<std::size_t>(k)]);
+  return out;
+}
+
+// The snapshot Kafka's benchmark measures: full, or incremental (members - 1
+// owning a full run's assignment, then "newMember").
+protocols::GroupSnapshot kafka_group(const protocols::Assignor& assignor, int members, int ratio, int topics,
+                                     bool heterogeneous, bool incremental) {
+  protocols::GroupSnapshot g;
+  const auto names = topic_names(topics);
+  for (const auto& t : names) g.topics[t] = members * ratio / topics;
+  const int existing = incremental ? members - 1 : members;
+  auto subscriptions = kafka_subscriptions(existing, names, heterogeneous);
+  for (int i = 0; i < existing; ++i) {
+    protocols::MemberSubscription s;
+    s.member_id = fmt::format("member{}", i);
+    s.topics = std::move(subscriptions[static_cast<std::size_t>(i)]);
+    g.members.push_back(std::move(s));
+  }
+  if (!incremental) return g;
+  const auto first = assignor.assign(g);
+  for (auto& m : g.members) {
+    m.owned = first.at(m.member_id);
+    m.generation = 1;
+  }
+  protocols::MemberSubscription joining;
+  joining.member_id = "newMember";
+  joining.topics = heterogeneous ? g.members.back().topics : names;
+  g.members.push_back(std::move(joining));
+  return g;
+}
+
+void bench_kafka_grid(const KafkaGrid& grid) {
+  fmt::print("Kafka's ServerSideAssignorBenchmark grid (not rack-aware): median ms of assign(); baseline = "
+             "building the output alone\n");
+  fmt::print("  {:<12} {:<13} {:<11} {:>7} {:>5} {:>6} {:>10} {:>10} {:>10} {:>9}\n", "assignor", "subscription",
+             "assignment", "members", "ratio", "topics", "partitions", "ms", "baseline", "x baseline");
+  for (const auto& name : grid.assignors) {
+    const auto assignor = make_bench_assignor(name);
+    for (bool heterogeneous : {false, true})
+      for (bool incremental : {false, true})
+        for (int members : grid.members)
+          for (int ratio : grid.ratios)
+            for (int topics : grid.topics) {
+              const int per_topic = members * ratio / topics;
+              if (per_topic == 0) continue;  // Kafka's grid has such points; nothing to assign
+              const auto g = kafka_group(*assignor, members, ratio, topics, heterogeneous, incremental);
+              const int partitions = per_topic * topics;
+              const int repeats = partitions >= 100000 ? 5 : 15;
+              const double ms = median_ms([&] { (void)assignor->assign(g); }, repeats);
+              const double base = median_ms([&] { (void)deal(g); }, repeats);
+              fmt::print("  {:<12} {:<13} {:<11} {:>7} {:>5} {:>6} {:>10} {:>10.3f} {:>10.3f} {:>9.1f}\n", name,
+                         heterogeneous ? "heterogeneous" : "homogeneous", incremental ? "incremental" : "full",
+                         members, ratio, topics, partitions, ms, base, ms / base);
+              std::fflush(stdout);
+            }
+  }
+}
+
 // ---- scenarios ---------------------------------------------------------------
 //
 // Whole runs (simulation and metrics) of a rolling bounce of every member of
@@ -366,6 +464,27 @@ std::vector<int> int_list(const std::string& text) {
   return out;
 }
 
+// The "--option value" pairs after benchmark `what[i]`, each handed to
+// `set` (which throws on a bad one); false, with a message, on a bad one.
+template <class Set>
+bool read_options(const std::vector<std::string>& what, std::size_t& i, const std::string& benchmark, Set&& set) {
+  while (i + 1 < what.size() && what[i + 1].starts_with("--")) {
+    const std::string option = what[++i];
+    if (i + 1 >= what.size()) {
+      fmt::print(stderr, "bench: {} needs a value\n", option);
+      return false;
+    }
+    const std::string value = what[++i];
+    try {
+      set(option, value);
+    } catch (const std::exception&) {
+      fmt::print(stderr, "bench: bad {} option {} {}\n", benchmark, option, value);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void bench_sweep() {
@@ -421,33 +540,37 @@ int main(int argc, char** argv) {
       while (i + 1 < what.size() && make_bench_assignor(what[i + 1]) != nullptr) names.push_back(what[++i]);
       if (names.empty()) names = {"range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"};
       bench_assignors(names);
+    } else if (w == "kafka-grid") {
+      // Optionally followed by --members, --ratios, --topics, --assignors.
+      KafkaGrid g;
+      const bool ok = read_options(what, i, w, [&](const std::string& option, const std::string& value) {
+        if (option == "--members") g.members = int_list(value);
+        else if (option == "--ratios") g.ratios = int_list(value);
+        else if (option == "--topics") g.topics = int_list(value);
+        else if (option == "--assignors") g.assignors = word_list(value);
+        else throw std::invalid_argument(option);
+        for (const auto& a : g.assignors)
+          if (a != "uniform" && a != "server-range") throw std::invalid_argument(a);
+      });
+      if (!ok) return 2;
+      bench_kafka_grid(g);
     } else if (w == "scenarios") {
       // Optionally followed by --members, --partitions-per-member,
       // --protocols (comma lists) and --repeats.
       GridOptions g;
-      while (i + 1 < what.size() && what[i + 1].starts_with("--")) {
-        const std::string option = what[++i];
-        if (i + 1 >= what.size()) {
-          fmt::print(stderr, "bench: {} needs a value\n", option);
-          return 2;
-        }
-        const std::string value = what[++i];
-        try {
-          if (option == "--members") g.members = int_list(value);
-          else if (option == "--partitions-per-member") g.per_member = int_list(value);
-          else if (option == "--protocols") g.protocols = word_list(value);
-          else if (option == "--repeats") g.repeats = std::stoi(value);
-          else throw std::invalid_argument(option);
-        } catch (const std::exception&) {
-          fmt::print(stderr, "bench: bad scenarios option {} {}\n", option, value);
-          return 2;
-        }
-      }
+      const bool ok = read_options(what, i, w, [&](const std::string& option, const std::string& value) {
+        if (option == "--members") g.members = int_list(value);
+        else if (option == "--partitions-per-member") g.per_member = int_list(value);
+        else if (option == "--protocols") g.protocols = word_list(value);
+        else if (option == "--repeats") g.repeats = std::stoi(value);
+        else throw std::invalid_argument(option);
+      });
+      if (!ok) return 2;
       bench_scenarios(g);
     } else if (w == "sweep") {
       bench_sweep();
     } else {
-      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, scenarios, sweep)\n", w);
+      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, kafka-grid, scenarios, sweep)\n", w);
       return 2;
     }
   }
