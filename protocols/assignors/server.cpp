@@ -10,14 +10,30 @@ namespace rsim::protocols {
 
 namespace {
 
-// Throws unless every subscribed topic exists; returns the subscribed topics.
-std::set<std::string> subscribed_topics(const GroupSnapshot& group) {
-  std::set<std::string> out;
-  const std::vector<std::string>* previous = nullptr;
+// The members' subscriptions, a list equal to the member's before it
+// counted once: most groups subscribe alike, and comparing a member's
+// 1,000-topic list at every question was most of an assignment over 1,000
+// topics (issue 16).
+struct Subscriptions {
+  std::vector<const std::vector<std::string>*> lists;  // in member order
+  std::vector<std::size_t> of;                          // member index -> its entry in lists
+};
+
+Subscriptions subscriptions_of(const GroupSnapshot& group) {
+  Subscriptions s;
+  s.of.reserve(group.members.size());
   for (const auto& m : group.members) {
-    if (previous && m.topics == *previous) continue;  // most groups subscribe alike
-    previous = &m.topics;
-    for (const auto& t : m.topics) {
+    if (s.lists.empty() || m.topics != *s.lists.back()) s.lists.push_back(&m.topics);
+    s.of.push_back(s.lists.size() - 1);
+  }
+  return s;
+}
+
+// Throws unless every subscribed topic exists; returns the subscribed topics.
+std::set<std::string> subscribed_topics(const GroupSnapshot& group, const Subscriptions& subscriptions) {
+  std::set<std::string> out;
+  for (const auto* list : subscriptions.lists) {
+    for (const auto& t : *list) {
       if (group.topics.count(t) == 0)
         throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
       out.insert(t);
@@ -49,27 +65,32 @@ void sort_lists(GroupAssignment& out, const GroupSnapshot& group) {
   }
 }
 
-bool homogeneous(const GroupSnapshot& group) {
-  if (group.members.empty()) return true;
-  const std::set<std::string> first(group.members[0].topics.begin(), group.members[0].topics.end());
-  return std::all_of(group.members.begin(), group.members.end(), [&](const MemberSubscription& m) {
-    return m.topics == group.members[0].topics || std::set<std::string>(m.topics.begin(), m.topics.end()) == first;
+bool homogeneous(const Subscriptions& subscriptions) {
+  if (subscriptions.lists.empty()) return true;
+  const auto& first_list = *subscriptions.lists[0];
+  const std::set<std::string> first(first_list.begin(), first_list.end());
+  return std::all_of(subscriptions.lists.begin(), subscriptions.lists.end(), [&](const std::vector<std::string>* list) {
+    return *list == first_list || std::set<std::string>(list->begin(), list->end()) == first;
   });
 }
 
 // A member's current target assignment by topic, topics in the order they
 // first appear, partitions ascending (a HashSet<Integer> of small ints).
-std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned) {
+// `slot` (by Topic::id(), all -1) finds a topic's entry; left all -1.
+std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned, std::vector<int>& slot) {
   std::vector<std::pair<Topic, std::vector<int>>> out;
   for (const auto& tp : owned) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == tp.topic; });
-    if (it == out.end()) {
+    int& at = slot[tp.topic.id()];
+    if (at < 0) {
+      at = static_cast<int>(out.size());
       out.emplace_back(tp.topic, std::vector<int>{});
-      it = out.end() - 1;
     }
-    it->second.push_back(tp.partition);
+    out[static_cast<std::size_t>(at)].second.push_back(tp.partition);
   }
-  for (auto& [t, ps] : out) std::sort(ps.begin(), ps.end());
+  for (auto& [t, ps] : out) {
+    slot[t.id()] = -1;
+    std::sort(ps.begin(), ps.end());
+  }
   return out;
 }
 
@@ -109,6 +130,9 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
   const std::set<std::string> subscribed(group.members[0].topics.begin(), group.members[0].topics.end());
   if (subscribed.empty()) return out;
   const OwnedFlags assigned(group);
+  std::vector<int> slot(Topic::count(), -1);                    // by_topic's
+  std::vector<char> is_subscribed(Topic::count(), 0);           // by Topic::id()
+  for (const auto& t : subscribed) is_subscribed[Topic(t).id()] = 1;  // interned by OwnedFlags
   // Unassigned partitions, topics in id-set order.
   std::vector<TopicPartition> unassigned;
   int total = 0;
@@ -132,8 +156,8 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
       --extra;
     }
     auto& mine = out[m.member_id];
-    for (const auto& [topic, partitions] : by_topic(m.owned)) {
-      if (subscribed.count(topic.name()) == 0) continue;
+    for (const auto& [topic, partitions] : by_topic(m.owned, slot)) {
+      if (!is_subscribed[topic.id()]) continue;
       if (static_cast<int>(partitions.size()) <= quota) {
         quota -= static_cast<int>(partitions.size());
         for (int p : partitions) mine.push_back(TopicPartition{topic, p});
@@ -174,24 +198,20 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
 // seconds at 1,000 members x 50,000 partitions (issue 16).
 class HeterogeneousBuilder {
  public:
-  HeterogeneousBuilder(const GroupSnapshot& group, const std::vector<std::string>& id_order)
-      : group_(group), subscription_of_(group.members.size(), 0), sizes_(group.members.size(), 0) {
+  HeterogeneousBuilder(const GroupSnapshot& group, const Subscriptions& subscriptions,
+                       const std::vector<std::string>& id_order)
+      : group_(group), subscription_of_(subscriptions.of), sizes_(group.members.size(), 0) {
     std::map<std::string_view, int> index;  // topic name -> index in topics_
-    const std::vector<std::string>* previous = nullptr;
-    for (std::size_t i = 0; i < group.members.size(); ++i) {
-      const auto& m = group.members[i];
-      if (!previous || m.topics != *previous) {  // most members subscribe as the one before
-        previous = &m.topics;
-        subscriptions_.emplace_back();
-        for (const auto& t : m.topics) {
-          auto [it, added] = index.emplace(t, static_cast<int>(topics_.size()));
-          if (added) add_topic(t);
-          subscriptions_.back().push_back(it->second);
-        }
+    for (const auto* list : subscriptions.lists) {
+      subscriptions_.emplace_back();
+      for (const auto& t : *list) {
+        auto [it, added] = index.emplace(t, static_cast<int>(topics_.size()));
+        if (added) add_topic(t);
+        subscriptions_.back().push_back(it->second);
       }
-      subscription_of_[i] = subscriptions_.size() - 1;
-      for (int k : subscriptions_.back()) subscribers_[static_cast<std::size_t>(k)].push_back(static_cast<int>(i));
     }
+    for (std::size_t i = 0; i < group.members.size(); ++i)
+      for (int k : subscriptions_[subscription_of_[i]]) subscribers_[static_cast<std::size_t>(k)].push_back(static_cast<int>(i));
     topic_index_.assign(Topic::count(), -1);
     for (std::size_t k = 0; k < handles_.size(); ++k) topic_index_[handles_[k].id()] = static_cast<int>(k);
     std::map<std::string_view, std::size_t> rank;  // a name given twice: its last place
@@ -425,6 +445,67 @@ class HeterogeneousBuilder {
   std::vector<int> scratch_start_, scratch_end_;  // balance_topic's per-owner ranges
 };
 
+// Each topic's subscribers for the broker-side range assignor: their lists
+// in sorted order (instance ids first, then member ids), a member listed
+// once. Built per subscription rather than per member and topic: a group
+// subscribing alike shares one list for every topic (issue 16).
+class RangeSubscribers {
+ public:
+  using List = std::vector<TopicPartition>;
+
+  RangeSubscribers(const GroupSnapshot& group, const Subscriptions& subscriptions, GroupAssignment& out)
+      : lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()) {
+    int rank = 0;
+    for (const auto* m : sorted_members(group)) {
+      const auto s = subscriptions.of[static_cast<std::size_t>(m - group.members.data())];
+      List* mine = &out[m->member_id];
+      by_rank_.push_back(mine);
+      if (lists_[s].empty() || lists_[s].back() != mine) {
+        lists_[s].push_back(mine);
+        ranks_[s].push_back(rank);
+      }
+      ++rank;
+    }
+    for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)
+      for (const auto& t : *subscriptions.lists[s]) {
+        auto& of = subscriptions_of_[t];
+        if (of.empty() || of.back() != s) of.push_back(s);
+      }
+  }
+
+  // Topic t's subscribers' lists, in sorted order.
+  const std::vector<List*>& of(const std::string& t) const {
+    auto it = subscriptions_of_.find(t);
+    if (it == subscriptions_of_.end()) return none_;
+    if (it->second.size() == 1) return lists_[it->second.front()];
+    auto [merged, added] = merged_.try_emplace(t);
+    if (added) merged->second = merge(it->second);
+    return merged->second;
+  }
+
+ private:
+  // Subscribers from several subscriptions, by rank; a member id given twice
+  // and adjacent in that order listed once.
+  std::vector<List*> merge(const std::vector<std::size_t>& subscriptions) const {
+    std::vector<int> ranks;
+    for (auto s : subscriptions) ranks.insert(ranks.end(), ranks_[s].begin(), ranks_[s].end());
+    std::sort(ranks.begin(), ranks.end());
+    std::vector<List*> out;
+    for (int r : ranks) {
+      List* list = by_rank_[static_cast<std::size_t>(r)];
+      if (out.empty() || out.back() != list) out.push_back(list);
+    }
+    return out;
+  }
+
+  std::vector<std::vector<List*>> lists_;  // per subscription: its members' lists, sorted order
+  std::vector<std::vector<int>> ranks_;    // ... and their places in that order
+  std::vector<List*> by_rank_;
+  std::map<std::string_view, std::vector<std::size_t>, std::less<>> subscriptions_of_;  // topic -> subscriptions
+  mutable std::map<std::string_view, std::vector<List*>, std::less<>> merged_;
+  std::vector<List*> none_;
+};
+
 }  // namespace
 
 // Topic ids ascending (Uuid.compareTo): the snapshot's `topic_uuid_order`
@@ -459,46 +540,34 @@ std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::v
 }
 
 GroupAssignment UniformAssignor::assign(const GroupSnapshot& group) const {
-  const auto subscribed = subscribed_topics(group);
+  const auto subscriptions = subscriptions_of(group);
+  const auto subscribed = subscribed_topics(group, subscriptions);
   if (group.members.empty()) return {};
-  GroupAssignment out = homogeneous(group) ? homogeneous_uniform(group)
-                                           : HeterogeneousBuilder(group, topic_uuid_order(group, subscribed)).build();
+  GroupAssignment out = homogeneous(subscriptions)
+                            ? homogeneous_uniform(group)
+                            : HeterogeneousBuilder(group, subscriptions, topic_uuid_order(group, subscribed)).build();
   sort_lists(out, group);
   return out;
 }
 
 GroupAssignment ServerRangeAssignor::assign(const GroupSnapshot& group) const {
-  const auto subscribed = subscribed_topics(group);
+  const auto subscriptions = subscriptions_of(group);
+  const auto subscribed = subscribed_topics(group, subscriptions);
   GroupAssignment out;
   for (const auto& m : group.members) out[m.member_id];
-  // Each topic's subscribers' lists in sorted order (instance ids first,
-  // then member ids), in one pass over the members; a member subscribing
-  // as the one before it reuses its lookups.
-  using List = std::vector<TopicPartition>;
-  std::map<std::string, std::vector<List*>, std::less<>> subscribers;
-  const std::vector<std::string>* previous = nullptr;
-  std::vector<std::vector<List*>*> slots;  // the previous member's topics' entries
-  for (const auto* m : sorted_members(group)) {
-    if (!previous || m->topics != *previous) {
-      slots.clear();
-      for (const auto& t : m->topics) slots.push_back(&subscribers[t]);
-      previous = &m->topics;
-    }
-    List* mine = &out[m->member_id];
-    for (auto* subs : slots)
-      if (subs->empty() || subs->back() != mine) subs->push_back(mine);
-  }
+  const RangeSubscribers subscribers(group, subscriptions, out);
   for (const auto& t : subscribed) {
-    const auto& subs = subscribers[t];
+    const auto& subs = subscribers.of(t);
     if (subs.empty()) continue;
     const int partitions = group.topics.at(t);
     const int k = static_cast<int>(subs.size());
     const int quota = partitions / k, extra = partitions % k;
+    const int getting = quota > 0 ? k : extra;  // the rest get nothing of this topic
     const Topic topic(t);
     int next = 0;
-    for (int i = 0; i < k; ++i) {
+    for (int i = 0; i < getting; ++i) {
       const int count = quota + (i < extra ? 1 : 0);
-      List& mine = *subs[static_cast<std::size_t>(i)];
+      auto& mine = *subs[static_cast<std::size_t>(i)];
       for (int p = 0; p < count; ++p) mine.push_back(TopicPartition{topic, next++});
     }
   }
