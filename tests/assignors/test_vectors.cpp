@@ -3,6 +3,7 @@
 #include "protocols/assignors/cooperative_sticky.hpp"
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
+#include "protocols/assignors/server.hpp"
 #include "scenarios/errors.hpp"
 #include "tools/vectors/connect_grammar.hpp"
 #include "tools/vectors/properties.hpp"
@@ -226,6 +227,31 @@ TEST_CASE("range: the first P % C members in MemberInfo order take one extra par
   CHECK(a.at("m3") == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 0}});
   CHECK(a.at("m1") == std::vector<TP>{{"a", 3}, {"a", 4}});
   CHECK(a.at("m2") == std::vector<TP>{{"a", 5}, {"a", 6}, {"b", 1}});
+}
+
+// The broker-side range builds each topic's subscribers per distinct
+// subscription: a topic only one subscription lists shares its members' list,
+// one that several list merges them in sorted order, and members past the
+// topic's partition count get none of it.
+TEST_CASE("server range: subscribers per subscription, merged in sorted order where subscriptions share a topic") {
+  protocols::GroupSnapshot g;
+  g.topics = {{"x", 5}, {"y", 3}, {"z", 2}, {"w", 1}};
+  // Subscriptions in member order: [x, y], [x], [x, y] again (not the member
+  // before it: a third entry), [z, w] twice (one entry).
+  g.members = {{"a", std::nullopt, std::nullopt, {"x", "y"}, {}, -1},
+               {"b", std::nullopt, std::nullopt, {"x"}, {}, -1},
+               {"c", std::string("static-c"), std::nullopt, {"x", "y"}, {}, -1},
+               {"d", std::nullopt, std::nullopt, {"z", "w"}, {}, -1},
+               {"e", std::nullopt, std::nullopt, {"z", "w"}, {}, -1}};
+  const auto a = protocols::ServerRangeAssignor().assign(g);
+  using TP = protocols::TopicPartition;
+  // Sorted order: static c first, then a, b, d, e. x: c, a, b = 2 + 2 + 1;
+  // y: c, a = 2 + 1; z: d, e = 1 + 1; w (one partition): d only.
+  CHECK(a.at("c") == std::vector<TP>{{"x", 0}, {"x", 1}, {"y", 0}, {"y", 1}});
+  CHECK(a.at("a") == std::vector<TP>{{"x", 2}, {"x", 3}, {"y", 2}});
+  CHECK(a.at("b") == std::vector<TP>{{"x", 4}});
+  CHECK(a.at("d") == std::vector<TP>{{"w", 0}, {"z", 0}});
+  CHECK(a.at("e") == std::vector<TP>{{"z", 1}});
 }
 
 TEST_CASE("roundrobin deals partitions of all topics in name order, skipping non-subscribers") {
