@@ -11,17 +11,19 @@
 namespace rsim::metrics {
 
 namespace {
+constexpr Time kNotYet = Time::max();  // a window bound not known yet
+}  // namespace
 
 // Each resource's processed flag changes only at events; downtime is added
 // when a down interval closes, clipped to the window. Stop-the-world needs
 // only the count of processed resources and of live members.
-class Replay {
+class ProcessingReplay {
  public:
   // Resources are numbered in name order once; events name them, and every
   // later step works on the number (a run of 100,000 partitions replays
   // millions of resource mentions).
-  Replay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from, Time to,
-         const ProcessingOptions& options)
+  ProcessingReplay(const std::vector<std::string>& resources, const std::set<std::string>& created_later, Time from,
+                   Time to, const ProcessingOptions& options)
       : from_(from), to_(to), options_(options) {
     if (options_.lag) result_.lag = LagResult{};
     const std::set<std::string> measured(resources.begin(), resources.end());
@@ -38,11 +40,27 @@ class Replay {
     down_count_ = present_count_;
   }
 
+  // As the run goes: the resources that exist at its start; those created
+  // later join as their resources-added events come; the window's bounds
+  // come with start_window and finish.
+  ProcessingReplay(const std::vector<std::string>& initial, const ProcessingOptions& options)
+      : ProcessingReplay(initial, {}, kNotYet, kNotYet, options) {
+    dynamic_ = true;
+  }
+
+  void start_window(Time from) { from_ = from; }
+  bool window_started() const { return from_ != kNotYet; }
+
   void apply(const TraceEvent& ev) {
     ++epoch_;
     advance_clock(ev.at);
     apply_change(ev);
     track_recovery(ev);
+  }
+
+  ProcessingResult finish(Time to) {
+    to_ = to;
+    return finish();
   }
 
   ProcessingResult finish() {
@@ -51,13 +69,14 @@ class Replay {
     end.settled_since = settled_since_;
     end.coordinator_stable = coordinator_stable_;
     end.unsettled.assign(unsettled_.begin(), unsettled_.end());
-    for (std::size_t r = 0; r < state_.size(); ++r) {
+    const auto order = name_order();
+    for (const std::size_t r : order) {
       const State& s = state_[r];
       if (!s.present || s.processed) continue;
       close_down(r, s, to_);
       end.unprocessed.push_back(names_[r]);
     }
-    for (std::size_t r = 0; r < state_.size(); ++r) {
+    for (const std::size_t r : order) {
       State& s = state_[r];
       if (!s.present) continue;
       result_.downtime.emplace_hint(result_.downtime.end(), names_[r], s.downtime);
@@ -71,11 +90,31 @@ class Replay {
   }
 
  private:
+  // Resource numbers in name order: the numbering itself, but for resources
+  // created during a run measured as it goes, numbered as they come.
+  std::vector<std::size_t> name_order() const {
+    std::vector<std::size_t> order(names_.size());
+    for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
+    if (dynamic_)
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names_[a] < names_[b]; });
+    return order;
+  }
+
+  std::size_t add_resource(Name name) {
+    const std::size_t r = names_.size();
+    names_.push_back(name);
+    state_.emplace_back();
+    if (name.id() >= index_.size()) index_.resize(name.id() + 1, kNotMeasured);
+    index_[name.id()] = r;
+    return r;
+  }
+
   void apply_change(const TraceEvent& ev) {
     const auto* rs = ev.list("resources");
     if (ev.kind == "resources-added" && rs != nullptr) {
       for (const Name name : *rs) {
-        const std::size_t r = number(name);
+        std::size_t r = number(name);
+        if (r == kNotMeasured && dynamic_) r = add_resource(name);
         if (r == kNotMeasured) continue;
         State& s = state_[r];
         if (!s.present) ++present_count_;
@@ -268,6 +307,7 @@ class Replay {
   }
 
   Time from_, to_;
+  bool dynamic_ = false;  // resources join at their resources-added events
   ProcessingOptions options_;
   Time last_ = kTimeZero;
   std::vector<std::string> names_;  // the resources asked about, in name order; others are ignored
@@ -290,6 +330,16 @@ class Replay {
   ProcessingResult result_;
 };
 
+ProcessingFold::ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options)
+    : replay_(std::make_unique<ProcessingReplay>(initial, options)) {}
+ProcessingFold::~ProcessingFold() = default;
+void ProcessingFold::start_window(Time from) { replay_->start_window(from); }
+bool ProcessingFold::window_started() const { return replay_->window_started(); }
+void ProcessingFold::apply(const TraceEvent& ev) { replay_->apply(ev); }
+ProcessingResult ProcessingFold::finish(Time to) { return replay_->finish(to); }
+
+namespace {
+
 Duration nearest_rank(const std::vector<Duration>& sorted, double q) {
   if (sorted.empty()) return Duration{0};
   const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
@@ -308,7 +358,7 @@ std::set<std::string> created_later(const std::vector<TraceEvent>& trace) {
 
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
                                     Time from, Time to, const ProcessingOptions& options) {
-  Replay replay(resources, created_later(trace), from, to, options);
+  ProcessingReplay replay(resources, created_later(trace), from, to, options);
   for (const auto& ev : trace) replay.apply(ev);
   return replay.finish();
 }

@@ -11,6 +11,7 @@
 #include "sim/trace.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -68,6 +69,29 @@ std::set<std::string> created_later(const std::vector<TraceEvent>& trace);
 // resources added during the run).
 ProcessingResult measure_processing(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources,
                                     Time from, Time to, const ProcessingOptions& options = {});
+
+class ProcessingReplay;
+
+// measure_processing fed one event at a time, for metrics computed as the
+// run goes: the resources are those that exist when it starts and those its
+// resources-added events create; the window starts with start_window (no
+// event before it counts) and ends with finish. Fed a whole trace, with
+// start_window(from) before the first event at or after `from`, it gives
+// measure_processing's result.
+class ProcessingFold {
+ public:
+  ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options);
+  ~ProcessingFold();
+  ProcessingFold(const ProcessingFold&) = delete;
+  ProcessingFold& operator=(const ProcessingFold&) = delete;
+  void start_window(Time from);
+  bool window_started() const;
+  void apply(const TraceEvent& ev);
+  ProcessingResult finish(Time to);
+
+ private:
+  std::unique_ptr<ProcessingReplay> replay_;
+};
 
 struct DowntimeStats {
   Duration total{0};

@@ -100,36 +100,31 @@ class StableWatch {
 
 }  // namespace
 
-Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
-                  std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules) {
-  Summary s;
-  s.end = end;
-  if (from) s.window_start = time_at(*from);
-  Ownership ownership;
-  InvariantChecker invariants(rules);
-  ownership.on_double_ownership([&](Time at, const std::string& r, const std::string& holder, const std::string& newcomer) {
-    invariants.double_ownership(at, r, holder, newcomer);
-  });
+namespace {
+std::optional<LoadRates> load_rates(const scenario::Scenario& s) {
+  if (!s.load) return std::nullopt;
+  return LoadRates{s.load->produce_rate, s.load->process_rate};
+}
+}  // namespace
+
+// What the fold keeps between events: the loop of a summary, and the
+// processing replay fed as the window allows.
+struct SummaryFold::State {
+  State(std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules)
+      : from(from), load(load), invariants(rules) {
+    if (from) s.window_start = time_at(*from);
+    ownership.on_double_ownership([this](Time at, const std::string& r, const std::string& holder,
+                                         const std::string& newcomer) { invariants.double_ownership(at, r, holder, newcomer); });
+    ownership.on_move([this](Time at, const std::string&, const std::string&, const std::string&) {
+      if (in_window(at)) ++s.moves;
+    });
+  }
+
   // The window is (start, end]: what happens at the start instant is what
   // established it.
-  auto in_window = [&](Time at) { return s.window_start && at > *s.window_start; };
-  ownership.on_move([&](Time at, const std::string&, const std::string&, const std::string&) {
-    if (in_window(at)) ++s.moves;
-  });
-  // Resources added during the run do not hold back the default window.
-  const std::set<std::string> later = created_later(trace);
-  std::vector<std::string> initial;
-  for (const auto& r : resources)
-    if (later.count(r) == 0) initial.push_back(r);
-  StableWatch watch(initial);
-  for (const auto& ev : trace) {
-    const bool counted = in_window(ev.at);
-    ownership.apply(ev);
-    invariants.apply(ev, ownership);
-    if (!from && !s.window_start) {
-      watch.apply(ev, ownership);
-      s.window_start = watch.first();
-    }
+  bool in_window(Time at) const { return s.window_start && at > *s.window_start; }
+
+  void count(const TraceEvent& ev, bool counted) {
     if (ev.actor == "coordinator" && ev.kind == "generation") {
       s.final_generation = static_cast<int>(ev.integer("generation").value_or(0));
       if (auto bytes = ev.integer("target-bytes")) s.target_batch_max = std::max(s.target_batch_max.value_or(0), *bytes);
@@ -144,16 +139,86 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     if (ev.kind == "restoring" && counted)
       if (auto until = ev.integer("until_us")) *s.restoration += std::min(Time{Duration{*until}}, end) - ev.at;
   }
-  s.zombies = ownership.zombies();
-  invariants.finish(s.zombies, end);
-  s.findings = invariants.findings();
+
+  // The processing replay must know the window's start before the first
+  // event at that instant; found by the stable watch, it is known only at
+  // some event of that instant, so the events of the latest instant wait
+  // until the window starts or time moves on (then none of them is in it).
+  void feed_processing(const TraceEvent& ev) {
+    if (processing->window_started()) {
+      processing->apply(ev);
+      return;
+    }
+    if (s.window_start) {
+      processing->start_window(*s.window_start);
+      for (const auto& p : waiting) processing->apply(p);
+      waiting.clear();
+      processing->apply(ev);
+      return;
+    }
+    if (!waiting.empty() && waiting.back().at < ev.at) {
+      for (const auto& p : waiting) processing->apply(p);
+      waiting.clear();
+    }
+    waiting.push_back(ev);
+  }
+
+  std::optional<Duration> from;
+  std::optional<LoadRates> load;
+  Time end = kTimeZero;  // the run's end (its horizon), known from the start
+  Summary s;
+  Ownership ownership;
+  InvariantChecker invariants;
+  std::optional<StableWatch> watch;
+  std::unique_ptr<ProcessingFold> processing;
+  std::vector<TraceEvent> waiting;  // events of the latest instant, before the window is known
+};
+
+SummaryFold::SummaryFold(std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules)
+    : state_(std::make_unique<State>(from, load, rules)) {}
+
+SummaryFold::SummaryFold(const scenario::Scenario& s, const std::string& protocol)
+    : SummaryFold(s.metrics_from, load_rates(s), invariant_rules(s, protocol)) {}
+
+SummaryFold::~SummaryFold() = default;
+
+void SummaryFold::start(const std::vector<std::string>& initial_resources, Time end) {
+  State& st = *state_;
+  st.end = end;
+  // Resources added during the run do not hold back the default window.
+  st.watch.emplace(initial_resources);
+  ProcessingOptions options;
+  options.keep_intervals = false;
+  options.lag = st.load;
+  st.processing = std::make_unique<ProcessingFold>(initial_resources, options);
+  if (st.s.window_start) st.processing->start_window(*st.s.window_start);
+}
+
+void SummaryFold::observe(const TraceEvent& ev) {
+  State& st = *state_;
+  const bool counted = st.in_window(ev.at);
+  st.ownership.apply(ev);
+  st.invariants.apply(ev, st.ownership);
+  if (!st.from && !st.s.window_start) {
+    st.watch->apply(ev, st.ownership);
+    st.s.window_start = st.watch->first();
+  }
+  st.count(ev, counted);
+  st.feed_processing(ev);
+}
+
+Summary SummaryFold::finish(const std::vector<std::string>& resources) {
+  State& st = *state_;
+  Summary& s = st.s;
+  const Time end = st.end;
+  s.end = end;
+  s.zombies = st.ownership.zombies();
+  st.invariants.finish(s.zombies, end);
+  s.findings = st.invariants.findings();
   if (!s.findings.empty()) s.violation = s.findings.front();
-  s.generations_reissued = invariants.generations_reissued();
+  s.generations_reissued = st.invariants.generations_reissued();
   if (s.window_start) {
-    ProcessingOptions options;
-    options.keep_intervals = false;
-    options.lag = load;
-    auto processing = measure_processing(trace, resources, *s.window_start, end, options);
+    auto processing = st.processing->finish(end);
     s.downtime = downtime_stats(processing.downtime);
     s.stop_the_world = processing.stop_the_world;
     s.downtime_by_resource = std::move(processing.downtime);
@@ -164,7 +229,7 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   }
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
-  for (auto& [member, owned] : ownership.by_member()) {
+  for (auto& [member, owned] : st.ownership.by_member()) {
     std::vector<std::string> list(owned.begin(), owned.end());
     std::sort(list.begin(), list.end(), [&](const std::string& a, const std::string& b) {
       const auto ia = order.find(a), ib = order.find(b);
@@ -173,7 +238,19 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
     });
     if (!list.empty()) s.final_assignment[member] = std::move(list);
   }
-  return s;
+  return std::move(s);
+}
+
+Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
+                  std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules) {
+  SummaryFold fold(from, load, rules);
+  const std::set<std::string> later = created_later(trace);
+  std::vector<std::string> initial;
+  for (const auto& r : resources)
+    if (later.count(r) == 0) initial.push_back(r);
+  fold.start(initial, end);
+  for (const auto& ev : trace) fold.observe(ev);
+  return fold.finish(resources);
 }
 
 InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& protocol) {
@@ -211,10 +288,18 @@ InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& p
   return rules;
 }
 
+SummarizedRun run_summarized(const scenario::Scenario& s, scenario::RunOptions options) {
+  SummaryFold fold(s, scenario::effective_protocol(s, options));
+  options.observer = &fold;
+  SummarizedRun out;
+  out.run = scenario::run(s, options);
+  out.summary = fold.finish(out.run.resources);
+  return out;
+}
+
 Summary summarize(const scenario::Scenario& s, const scenario::RunResult& run) {
-  std::optional<LoadRates> load;
-  if (s.load) load = LoadRates{s.load->produce_rate, s.load->process_rate};
-  return summarize(run.trace.events(), run.resources, run.end, s.metrics_from, load, invariant_rules(s, run.protocol));
+  return summarize(run.trace.events(), run.resources, run.end, s.metrics_from, load_rates(s),
+                   invariant_rules(s, run.protocol));
 }
 
 }  // namespace rsim::metrics

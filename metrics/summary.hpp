@@ -11,6 +11,7 @@
 #include "sim/trace.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,36 @@ using LoadRates = LagRates;
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,
                   std::optional<Duration> from, std::optional<LoadRates> load = std::nullopt,
                   const InvariantRules& rules = {});
+
+// A run's summary folded as the run goes (scenario::RunOptions::observer):
+// the run need keep no trace, so its memory does not grow with its events.
+// Gives what summarize gives for the same run.
+class SummaryFold final : public scenario::RunObserver {
+ public:
+  SummaryFold(std::optional<Duration> from, std::optional<LoadRates> load, const InvariantRules& rules);
+  // A scenario's window, load and invariants under `protocol`.
+  SummaryFold(const scenario::Scenario& s, const std::string& protocol);
+  ~SummaryFold() override;
+  SummaryFold(const SummaryFold&) = delete;
+  SummaryFold& operator=(const SummaryFold&) = delete;
+
+  void start(const std::vector<std::string>& initial_resources, Time end) override;
+  void observe(const TraceEvent& ev) override;
+  // `resources`: every resource at the end, in declaration order.
+  Summary finish(const std::vector<std::string>& resources);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A run and its summary, folded as it went: the run's trace is empty unless
+// `options.keep_trace` (RunOptions::observer is the fold's).
+struct SummarizedRun {
+  scenario::RunResult run;
+  Summary summary;
+};
+SummarizedRun run_summarized(const scenario::Scenario& s, scenario::RunOptions options);
 
 // The invariants a scenario's run is held to: its protocol's rules, its
 // static members, and how long a zombie may last, from its timeouts.

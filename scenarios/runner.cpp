@@ -101,11 +101,16 @@ class GroupRun {
 
   void keep_routine(bool keep) { trace_.keep_routine(keep); }
 
-  RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress) {
+  RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress,
+                RunObserver* observer, bool keep_trace) {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
+    const Time horizon = time_at(s_.duration);
+    if (observer) {  // told what the processes' creation emitted, then the run
+      observer->start(resources(), horizon);
+      trace_.observe(observer, keep_trace);
+    }
     trace_.emit(kTimeZero, "scenario", "run",
                 {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
-    const Time horizon = time_at(s_.duration);
     try {
       play(horizon, progress);
     } catch (const protocols::PluginRefusal& e) {  // the run cannot go on: say when it stopped, keep the kind
@@ -118,7 +123,7 @@ class GroupRun {
     r.assignor = assignor_name;
     r.seed = seed;
     r.end = kernel_.now();
-    r.resources = streams_ ? streams_->tasks() : topics_.resources();
+    r.resources = resources();
     r.network = network_.stats();
     r.events_executed = kernel_.executed();
     r.trace = std::move(trace_);
@@ -126,6 +131,8 @@ class GroupRun {
   }
 
  private:
+  std::vector<std::string> resources() const { return streams_ ? streams_->tasks() : topics_.resources(); }
+
   void play(Time horizon, const std::function<void(Time, Time)>& progress) {
     start_members();
     for (const auto& ev : s_.events) schedule(ev);
@@ -429,7 +436,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   GroupRun group(scenario, protocol, assignor, seed, exec, options.records);
   group.keep_routine(options.routine_events);
-  return group.run(seed, assignor, options.progress);
+  return group.run(seed, assignor, options.progress, options.observer, options.keep_trace);
 }
 
 }  // namespace rsim::scenario

@@ -17,6 +17,14 @@
 
 namespace rsim::scenario {
 
+// Metrics folded as the run goes: told the resources that exist when the
+// run starts and when it will end (its horizon), before its first event;
+// then every event.
+class RunObserver : public TraceObserver {
+ public:
+  virtual void start(const std::vector<std::string>& initial_resources, Time end) = 0;
+};
+
 struct RunOptions {
   std::optional<std::string> protocol;  // overrides the scenario's
   std::optional<std::string> assignor;
@@ -34,6 +42,10 @@ struct RunOptions {
   // Keep routine events (classic heartbeats answered with no error) in the
   // trace: timelines and reports show them; a summary does not read them.
   bool routine_events = true;
+  // Every event goes to `observer` as it is emitted (not owned; null:
+  // none); with keep_trace false the result's trace is empty.
+  RunObserver* observer = nullptr;
+  bool keep_trace = true;
 };
 
 struct RunResult {

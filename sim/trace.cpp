@@ -24,6 +24,17 @@ const NameList* TraceEvent::list(std::string_view key) const {
   return v != nullptr ? std::get_if<NameList>(v) : nullptr;
 }
 
-void Trace::emit(TraceEvent ev) { events_.push_back(std::move(ev)); }
+void Trace::observe(TraceObserver* observer, bool keep_events) {
+  observer_ = observer;
+  keep_events_ = keep_events;
+  if (observer_)
+    for (const auto& ev : events_) observer_->observe(ev);
+  if (!keep_events_) events_ = {};
+}
+
+void Trace::emit(TraceEvent ev) {
+  if (observer_) observer_->observe(ev);
+  if (keep_events_) events_.push_back(std::move(ev));
+}
 
 }  // namespace rsim

@@ -38,6 +38,13 @@ struct TraceEvent {
   const NameList* list(std::string_view key) const;
 };
 
+// Told every event as it is emitted: what computes metrics as the run goes.
+class TraceObserver {
+ public:
+  virtual ~TraceObserver() = default;
+  virtual void observe(const TraceEvent& ev) = 0;
+};
+
 class Trace {
  public:
   void emit(TraceEvent ev);
@@ -52,11 +59,18 @@ class Trace {
     if (keep_routine_) emit(at, std::move(actor), std::move(kind), std::move(fields));
   }
   void keep_routine(bool keep) { keep_routine_ = keep; }
+  // Every event emitted so far (in order) and from now on goes to
+  // `observer` (not owned; null: none); with keep_events false the trace
+  // itself keeps none, so a run whose metrics are folded as it goes holds no
+  // trace in memory.
+  void observe(TraceObserver* observer, bool keep_events);
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
   std::vector<TraceEvent> events_;
   bool keep_routine_ = true;
+  TraceObserver* observer_ = nullptr;
+  bool keep_events_ = true;
 };
 
 }  // namespace rsim

@@ -4,9 +4,15 @@
 #include "metrics/processing.hpp"
 #include "metrics/summary.hpp"
 #include "scenarios/loader.hpp"
+#include "scenarios/errors.hpp"
 #include "scenarios/runner.hpp"
+#include "scenarios/writer.hpp"
+#include "sim/kernel.hpp"
+#include "tools/report/summary_output.hpp"
+#include "tools/swarm/generator.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include <doctest/doctest.h>
 
@@ -34,6 +40,56 @@ struct Builder {
 };
 const std::vector<std::string> kTwo{"T-0", "T-1"};
 }  // namespace
+
+namespace {
+// The summary folded as the run goes must be the summary of the run's whole
+// trace, read afterwards: every field, as the JSON summary prints it.
+std::string summary_json(const scenario::Scenario& s, const scenario::RunResult& run, const metrics::Summary& m) {
+  std::ostringstream out;
+  report::write_summary_json(out, s, run, m, metrics::evaluate(s, m));
+  return out.str();
+}
+
+void check_folded_as_read(const scenario::Scenario& s, const std::string& protocol) {
+  scenario::RunOptions kept, folded;
+  kept.protocol = folded.protocol = protocol;
+  folded.keep_trace = false;
+  const auto a = metrics::run_summarized(s, kept);
+  const auto b = metrics::run_summarized(s, folded);
+  CHECK(b.run.trace.events().empty());
+  REQUIRE_FALSE(a.run.trace.events().empty());
+  const auto read = metrics::summarize(s, a.run);
+  CHECK(summary_json(s, a.run, a.summary) == summary_json(s, a.run, read));
+  CHECK(summary_json(s, b.run, b.summary) == summary_json(s, a.run, read));
+}
+}  // namespace
+
+TEST_CASE("a summary folded as the run goes, keeping no trace, is the summary read from the trace afterwards") {
+  // Bundled runs: a Streams group (events before the run's first), a window
+  // given by metrics.from, partitions added during the run.
+  for (const char* file : {"scenarios/streams/crash-10gb.yaml", "scenarios/streams/rolling-bounce.yaml",
+                           "scenarios/kip848-add-partitions.yaml", "scenarios/rolling-bounce.yaml"}) {
+    CAPTURE(file);
+    const auto s = scenario::load_file(std::string(RSIM_SOURCE_DIR) + "/" + file);
+    check_folded_as_read(s, scenario::effective_protocol(s, {}));
+  }
+  // Random fault schedules (the swarm's files), every protocol; a run the
+  // simulator refuses or that stops making progress has no summary.
+  int compared = 0;
+  for (std::uint64_t seed = 1; seed <= 25; ++seed)
+    for (const std::string protocol : {"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"}) {
+      CAPTURE(seed);
+      CAPTURE(protocol);
+      const auto s = scenario::load_text(scenario::to_yaml(swarm::random_scenario(seed, protocol)), "random.yaml");
+      try {
+        check_folded_as_read(s, protocol);
+        ++compared;
+      } catch (const scenario::InputError&) {
+      } catch (const NoProgress&) {
+      }
+    }
+  CHECK(compared >= 150);
+}
 
 TEST_SUITE("metrics") {
 TEST_CASE("downtime and stop-the-world: initialisation, a pause, a handover") {
@@ -221,6 +277,24 @@ TEST_CASE("time to stable: each disruption until everything is processed, the gr
   CHECK(s.recoveries[0].stable == time_at(9800ms));  // ready with both at 9.8 s
   CHECK(s.recoveries[0].rebalances == 1);
   CHECK(s.time_to_stable == Duration{4800ms});
+}
+
+// The window's start is found at an event (the group stable and everything
+// ready), but the window holds its whole instant: a disruption marked at that
+// instant, before that event, is one of the window's. Folded as the run
+// goes, the processing replay learns the start only then, so the events of
+// the instant wait for it.
+TEST_CASE("time to stable: a disruption at the instant the window starts, before the event that starts it, is in it") {
+  Builder b;
+  b.at(0s, "A", "start").at(0s, "B", "start").stable(1s, 1).at(1s, "A", "assigned", kTwo);
+  b.events.push_back(TraceEvent{time_at(1s), "scenario", "disruption", {{"action", "crash"}, {"member", "B"}}});
+  b.at(1s, "B", "crash").at(1s, "A", "ready", kTwo);  // window starts here
+  const auto s = metrics::summarize(b.events, kTwo, time_at(5s), std::nullopt);
+  REQUIRE(s.window_start);
+  CHECK(*s.window_start == time_at(1s));
+  REQUIRE(s.recoveries.size() == 1);
+  CHECK(s.recoveries[0].action == "crash");
+  CHECK(s.recoveries[0].stable == time_at(1s));
 }
 
 TEST_CASE("time to stable: a bounced member back after the survivors settled is part of its bounce") {

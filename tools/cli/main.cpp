@@ -212,8 +212,11 @@ int cmd_run(const RunArgs& a) {
   }
   choose_assignor(o, a.assignor, a.assignor_exec);
   if (a.seed >= 0) o.seed = static_cast<std::uint64_t>(a.seed);
-  // Only the timelines and reports show routine heartbeats.
+  // Only the timelines and reports show routine heartbeats, and read the
+  // trace: without them the summary is folded as the run goes and no trace
+  // is kept.
   o.routine_events = a.timeline != "none" || !a.out_dir.empty() || !a.trace_file.empty() || !a.html_file.empty();
+  o.keep_trace = o.routine_events;
   if (a.format == "json" && a.timeline != "none" && a.out_dir.empty())
     throw UsageError("--format json prints only the summary on stdout; add --out DIR to keep the timeline");
 
@@ -223,14 +226,15 @@ int cmd_run(const RunArgs& a) {
     if (!records) throw UsageError(fmt::format("--records: cannot write {}", a.records_file));
     o.records = &records;
   }
-  const auto run = [&] {
+  const auto summarized = [&] {
     sweep::Progress progress("run", ::isatty(STDERR_FILENO) != 0, "simulated s");
     o.progress = [&](Time now, Time horizon) {
       progress.update(static_cast<std::size_t>(micros(now) / 1'000'000), static_cast<std::size_t>(micros(horizon) / 1'000'000));
     };
-    return scenario::run(s, o);
+    return metrics::run_summarized(s, o);
   }();
-  const auto summary = metrics::summarize(s, run);
+  const auto& run = summarized.run;
+  const auto& summary = summarized.summary;
   const auto expect = metrics::evaluate(s, summary);
   if (records.is_open() && records.tellp() == 0)
     std::cerr << fmt::format("--records: the {} group wrote no records (only consumer and streams groups' records "

@@ -237,10 +237,10 @@ std::vector<Record> run_plan(const Plan& plan, const std::vector<scenario::Scena
     o.assignor = plan.variants[r.variant].assignor;
     o.seed = r.seed;
     if (o.assignor == "exec") o.assignor_exec = plan.assignor_exec;
-    o.routine_events = false;  // a sweep keeps the summary only
+    o.routine_events = false;  // a sweep keeps the summary only, folded as the run goes
+    o.keep_trace = false;
     try {
-      const auto run = scenario::run(s, o);
-      const auto summary = metrics::summarize(s, run);
+      const auto summary = metrics::run_summarized(s, o).summary;
       Record rec;
       rec.run = indices[i];
       for (const auto& name : run_metrics()) rec.metrics.push_back(metrics::value(summary, name));
