@@ -43,9 +43,11 @@ class ProcessingReplay {
   // As the run goes: the resources that exist at its start; those created
   // later join as their resources-added events come; the window's bounds
   // come with start_window and finish.
-  ProcessingReplay(const std::vector<std::string>& initial, const ProcessingOptions& options)
-      : ProcessingReplay(initial, {}, kNotYet, kNotYet, options) {
+  ProcessingReplay(const std::vector<std::string>& initial, const ProcessingOptions& options, Time to,
+                   std::function<bool(const std::string&)> is_resource)
+      : ProcessingReplay(initial, {}, kNotYet, to, options) {
     dynamic_ = true;
+    is_resource_ = std::move(is_resource);
   }
 
   void start_window(Time from) { from_ = from; }
@@ -114,7 +116,7 @@ class ProcessingReplay {
     if (ev.kind == "resources-added" && rs != nullptr) {
       for (const Name name : *rs) {
         std::size_t r = number(name);
-        if (r == kNotMeasured && dynamic_) r = add_resource(name);
+        if (r == kNotMeasured && dynamic_ && is_resource_(name)) r = add_resource(name);
         if (r == kNotMeasured) continue;
         State& s = state_[r];
         if (!s.present) ++present_count_;
@@ -308,6 +310,7 @@ class ProcessingReplay {
 
   Time from_, to_;
   bool dynamic_ = false;  // resources join at their resources-added events
+  std::function<bool(const std::string&)> is_resource_;  // ... those it measures
   ProcessingOptions options_;
   Time last_ = kTimeZero;
   std::vector<std::string> names_;  // the resources asked about, in name order; others are ignored
@@ -330,8 +333,9 @@ class ProcessingReplay {
   ProcessingResult result_;
 };
 
-ProcessingFold::ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options)
-    : replay_(std::make_unique<ProcessingReplay>(initial, options)) {}
+ProcessingFold::ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options, Time to,
+                               std::function<bool(const std::string&)> is_resource)
+    : replay_(std::make_unique<ProcessingReplay>(initial, options, to, std::move(is_resource))) {}
 ProcessingFold::~ProcessingFold() = default;
 void ProcessingFold::start_window(Time from) { replay_->start_window(from); }
 bool ProcessingFold::window_started() const { return replay_->window_started(); }

@@ -10,6 +10,7 @@
 #include "metrics/lag.hpp"
 #include "sim/trace.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,7 +81,10 @@ class ProcessingReplay;
 // measure_processing's result.
 class ProcessingFold {
  public:
-  ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options);
+  // `to`: the window's end, if known (else finish's); `is_resource`: which
+  // names a resources-added event creates are measured.
+  ProcessingFold(const std::vector<std::string>& initial, const ProcessingOptions& options, Time to,
+                 std::function<bool(const std::string&)> is_resource);
   ~ProcessingFold();
   ProcessingFold(const ProcessingFold&) = delete;
   ProcessingFold& operator=(const ProcessingFold&) = delete;

@@ -182,7 +182,8 @@ SummaryFold::SummaryFold(const scenario::Scenario& s, const std::string& protoco
 
 SummaryFold::~SummaryFold() = default;
 
-void SummaryFold::start(const std::vector<std::string>& initial_resources, Time end) {
+void SummaryFold::start(const std::vector<std::string>& initial_resources, Time end,
+                        scenario::ResourceFilter is_resource) {
   State& st = *state_;
   st.end = end;
   // Resources added during the run do not hold back the default window.
@@ -190,7 +191,7 @@ void SummaryFold::start(const std::vector<std::string>& initial_resources, Time 
   ProcessingOptions options;
   options.keep_intervals = false;
   options.lag = st.load;
-  st.processing = std::make_unique<ProcessingFold>(initial_resources, options);
+  st.processing = std::make_unique<ProcessingFold>(initial_resources, options, end, std::move(is_resource));
   if (st.s.window_start) st.processing->start_window(*st.s.window_start);
 }
 
@@ -248,7 +249,8 @@ Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::s
   std::vector<std::string> initial;
   for (const auto& r : resources)
     if (later.count(r) == 0) initial.push_back(r);
-  fold.start(initial, end);
+  const std::set<std::string> measured(resources.begin(), resources.end());
+  fold.start(initial, end, [&](const std::string& r) { return measured.count(r) != 0; });
   for (const auto& ev : trace) fold.observe(ev);
   return fold.finish(resources);
 }

@@ -79,7 +79,8 @@ class SummaryFold final : public scenario::RunObserver {
   SummaryFold(const SummaryFold&) = delete;
   SummaryFold& operator=(const SummaryFold&) = delete;
 
-  void start(const std::vector<std::string>& initial_resources, Time end) override;
+  void start(const std::vector<std::string>& initial_resources, Time end,
+             scenario::ResourceFilter is_resource) override;
   void observe(const TraceEvent& ev) override;
   // `resources`: every resource at the end, in declaration order.
   Summary finish(const std::vector<std::string>& resources);

@@ -106,7 +106,9 @@ class GroupRun {
     for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
     const Time horizon = time_at(s_.duration);
     if (observer) {  // told what the processes' creation emitted, then the run
-      observer->start(resources(), horizon);
+      ResourceFilter is_resource = [](const std::string&) { return true; };
+      if (streams_) is_resource = [this](const std::string& r) { return streams_->is_task(r); };
+      observer->start(resources(), horizon, std::move(is_resource));
       trace_.observe(observer, keep_trace);
     }
     trace_.emit(kTimeZero, "scenario", "run",
@@ -118,6 +120,7 @@ class GroupRun {
     } catch (const protocols::PluginError& e) {
       throw protocols::PluginError(stopped_at(e));
     }
+    trace_.observe(nullptr, true);  // the result's trace outlives the observer
     RunResult r;
     r.protocol = protocol_name_;
     r.assignor = assignor_name;

@@ -17,12 +17,17 @@
 
 namespace rsim::scenario {
 
+// Which names a run measures as resources (a Streams group's tasks, not the
+// partitions its topics announce too), asked when a `resources-added` event
+// names them.
+using ResourceFilter = std::function<bool(const std::string&)>;
+
 // Metrics folded as the run goes: told the resources that exist when the
-// run starts and when it will end (its horizon), before its first event;
-// then every event.
+// run starts, when it will end (its horizon) and which names it measures,
+// before its first event; then every event.
 class RunObserver : public TraceObserver {
  public:
-  virtual void start(const std::vector<std::string>& initial_resources, Time end) = 0;
+  virtual void start(const std::vector<std::string>& initial_resources, Time end, ResourceFilter is_resource) = 0;
 };
 
 struct RunOptions {
@@ -43,7 +48,8 @@ struct RunOptions {
   // trace: timelines and reports show them; a summary does not read them.
   bool routine_events = true;
   // Every event goes to `observer` as it is emitted (not owned; null:
-  // none); with keep_trace false the result's trace is empty.
+  // none); with an observer and keep_trace false the result's trace is
+  // empty.
   RunObserver* observer = nullptr;
   bool keep_trace = true;
 };

@@ -29,6 +29,9 @@ class StreamsGroup {
   // After a topic is created or grows: the new tasks join the resources
   // (`resources-added`, as new partitions do in a consumer group).
   void topics_changed(Trace& trace, Time now);
+  // Whether `resource` is one of the tasks announced so far (a consumer
+  // group's partitions, also announced as topics come, are not).
+  bool is_task(const std::string& resource) const { return known_.count(resource) != 0; }
 
  private:
   const std::map<std::string, int>& cluster_;

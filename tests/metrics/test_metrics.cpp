@@ -64,6 +64,7 @@ void check_folded_as_read(const scenario::Scenario& s, const std::string& protoc
 }
 }  // namespace
 
+TEST_SUITE("metrics") {
 TEST_CASE("a summary folded as the run goes, keeping no trace, is the summary read from the trace afterwards") {
   // Bundled runs: a Streams group (events before the run's first), a window
   // given by metrics.from, partitions added during the run.
@@ -89,6 +90,36 @@ TEST_CASE("a summary folded as the run goes, keeping no trace, is the summary re
       }
     }
   CHECK(compared >= 150);
+}
+
+// A Streams group measures its tasks; members that also subscribe make
+// their topics announce partitions as they grow, which are not resources.
+TEST_CASE("a Streams run folded as it goes measures its tasks, not the partitions its members' subscriptions announce") {
+  const auto s = scenario::load_text(R"(
+name: streams-subscribe
+seed: 1
+duration: 90s
+protocol: streams
+topics: [{name: orders, partitions: 4}]
+topology: {subtopologies: [{id: "0", source: [orders], state: [store]}]}
+members:
+  - {id: A, subscribe: [orders]}
+  - {id: B, subscribe: [orders]}
+events:
+  - {at: 30s, add-partitions: {topic: orders, count: 6}}
+  - {at: 50s, crash: B}
+)", "streams-subscribe.yaml");
+  scenario::RunOptions o;
+  o.keep_trace = false;
+  const auto folded = metrics::run_summarized(s, o);
+  std::vector<std::string> measured;
+  for (const auto& [r, d] : folded.summary.downtime_by_resource) measured.push_back(r);
+  std::vector<std::string> resources = folded.run.resources;
+  std::sort(resources.begin(), resources.end());
+  CHECK(resources.size() == 6);  // tasks 0_0 .. 0_5
+  CHECK(measured == resources);
+  check_folded_as_read(s, "streams");
+}
 }
 
 TEST_SUITE("metrics") {

@@ -551,6 +551,12 @@ int main(int argc, char** argv) {
         else throw std::invalid_argument(option);
         for (const auto& a : g.assignors)
           if (a != "uniform" && a != "server-range") throw std::invalid_argument(a);
+        for (int n : g.members)  // the incremental case adds one member to a group of n - 1
+          if (n < 2) throw std::invalid_argument(option);
+        for (int n : g.ratios)
+          if (n < 1) throw std::invalid_argument(option);
+        for (int n : g.topics)
+          if (n < 1) throw std::invalid_argument(option);
       });
       if (!ok) return 2;
       bench_kafka_grid(g);
