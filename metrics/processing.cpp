@@ -46,7 +46,6 @@ class ProcessingReplay {
   ProcessingReplay(const std::vector<std::string>& initial, const ProcessingOptions& options, Time to,
                    std::function<bool(const std::string&)> is_resource)
       : ProcessingReplay(initial, {}, kNotYet, to, options) {
-    dynamic_ = true;
     is_resource_ = std::move(is_resource);
   }
 
@@ -97,7 +96,7 @@ class ProcessingReplay {
   std::vector<std::size_t> name_order() const {
     std::vector<std::size_t> order(names_.size());
     for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
-    if (dynamic_)
+    if (is_resource_)
       std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names_[a] < names_[b]; });
     return order;
   }
@@ -116,7 +115,7 @@ class ProcessingReplay {
     if (ev.kind == "resources-added" && rs != nullptr) {
       for (const Name name : *rs) {
         std::size_t r = number(name);
-        if (r == kNotMeasured && dynamic_ && is_resource_(name)) r = add_resource(name);
+        if (r == kNotMeasured && is_resource_ && is_resource_(name)) r = add_resource(name);
         if (r == kNotMeasured) continue;
         State& s = state_[r];
         if (!s.present) ++present_count_;
@@ -309,8 +308,9 @@ class ProcessingReplay {
   }
 
   Time from_, to_;
-  bool dynamic_ = false;  // resources join at their resources-added events
-  std::function<bool(const std::string&)> is_resource_;  // ... those it measures
+  // As the run goes: which names a resources-added event creates are
+  // measured, numbered as they come; empty: every resource is known up front.
+  std::function<bool(const std::string&)> is_resource_;
   ProcessingOptions options_;
   Time last_ = kTimeZero;
   std::vector<std::string> names_;  // the resources asked about, in name order; others are ignored

@@ -100,12 +100,10 @@ class StableWatch {
 
 }  // namespace
 
-namespace {
 std::optional<LoadRates> load_rates(const scenario::Scenario& s) {
   if (!s.load) return std::nullopt;
   return LoadRates{s.load->produce_rate, s.load->process_rate};
 }
-}  // namespace
 
 // What the fold keeps between events: the loop of a summary, and the
 // processing replay fed as the window allows.
@@ -151,16 +149,17 @@ struct SummaryFold::State {
     }
     if (s.window_start) {
       processing->start_window(*s.window_start);
-      for (const auto& p : waiting) processing->apply(p);
-      waiting.clear();
+      flush_waiting();
       processing->apply(ev);
       return;
     }
-    if (!waiting.empty() && waiting.back().at < ev.at) {
-      for (const auto& p : waiting) processing->apply(p);
-      waiting.clear();
-    }
+    if (!waiting.empty() && waiting.back().at < ev.at) flush_waiting();
     waiting.push_back(ev);
+  }
+
+  void flush_waiting() {
+    for (const auto& p : waiting) processing->apply(p);
+    waiting.clear();
   }
 
   std::optional<Duration> from;

@@ -61,6 +61,9 @@ struct Summary {
 // Message rates per partition, for the lag model.
 using LoadRates = LagRates;
 
+// The scenario's load: (unset without one), for lag.
+std::optional<LoadRates> load_rates(const scenario::Scenario& s);
+
 // `resources` lists every resource in declaration order (it orders the final
 // assignment); `from` is the scenario's metrics.from; `load` enables lag.
 Summary summarize(const std::vector<TraceEvent>& trace, const std::vector<std::string>& resources, Time end,

@@ -179,11 +179,7 @@ std::function<std::string(const std::string&)> resource_groups(const scenario::S
   return [index = std::make_shared<scenario::ResourceIndex>(s)](const std::string& r) { return scenario::owner_of(*index, r); };
 }
 
-// The scenario's load:, for the lag curves of the trace and the report.
-std::optional<metrics::LoadRates> load_rates(const scenario::Scenario& s) {
-  if (!s.load) return std::nullopt;
-  return metrics::LoadRates{s.load->produce_rate, s.load->process_rate};
-}
+using metrics::load_rates;
 
 void write_html_file(const std::string& file, const scenario::Scenario& s, std::uint64_t seed, Time end,
                      const std::vector<report::HtmlVariant>& variants, const std::vector<std::string>& focus) {
