@@ -19,6 +19,7 @@ void InvariantChecker::double_ownership(Time at, const std::string& resource, co
 }
 
 void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
+  follow_zombies(ownership.zombies(), ev.at);
   if (ev.actor == "network") {
     track_lost_message(ev);
     return;
@@ -52,8 +53,13 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
   track_impairment(ev);
   const std::string* error = ev.text("error");
   if (ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
-      (ev.kind == "heartbeat" && error != nullptr && *error != "NONE"))
-    answers_[ev.actor].push_back(ev.at);
+      (ev.kind == "heartbeat" && error != nullptr && *error != "NONE")) {
+    History<Time>& answers = answers_[ev.actor];
+    answers.items.push_back(ev.at);
+    const Time oldest = oldest_needed(ev.actor);
+    trim(answers, [oldest](Time t) { return t < oldest; });
+    unanswered_.erase(ev.actor);  // an answer after a zombie's end puts its bound after that end
+  }
 }
 
 // Streams (KIP-1071): a process never holds two copies of one task (an
@@ -192,8 +198,13 @@ void InvariantChecker::track_lost_message(const TraceEvent& ev) {
   open(member, "answer lost", ev.at, ev.at + wait);
 }
 
+// An impairment that ended before `oldest_needed` cannot move any bound
+// still to be checked: a bound starts at its zombie's start and only grows.
 void InvariantChecker::open(const std::string& member, const std::string& what, Time from, std::optional<Time> to) {
-  impaired_[member][what].push_back(Impairment{from, to});
+  History<Impairment>& h = impaired_[member][what];
+  h.items.push_back(Impairment{from, to});
+  const Time oldest = oldest_needed(member);
+  trim(h, [oldest](const Impairment& i) { return i.to && *i.to < oldest; });
 }
 
 void InvariantChecker::close(const std::string& member, const std::string& what, Time at) {
@@ -201,8 +212,66 @@ void InvariantChecker::close(const std::string& member, const std::string& what,
   if (m == impaired_.end()) return;
   auto k = m->second.find(what);
   if (k == m->second.end()) return;
-  for (auto& i : k->second)
+  for (auto& i : k->second.items)
     if (!i.to) i.to = at;
+}
+
+template <class T, class Stale>
+void InvariantChecker::trim(History<T>& h, Stale&& stale) {
+  if (h.items.size() <= 2 * h.kept + 64) return;
+  std::erase_if(h.items, stale);  // keeps the order: answers stay sorted
+  h.kept = h.items.size();
+}
+
+// Future zombies start now or later; unchecked ones at their start.
+Time InvariantChecker::oldest_needed(const std::string& member) const {
+  const auto z = unchecked_.find(member);
+  if (z == unchecked_.end()) return now_;
+  return std::min(now_, z->second.begin()->second);  // zombies begin in time order
+}
+
+// Called before each event: notes the zombies Ownership began, and checks
+// those that ended at an instant now over.
+void InvariantChecker::follow_zombies(const std::vector<Zombie>& zombies, Time now) {
+  now_ = now;
+  for (; zombies_seen_ < zombies.size(); ++zombies_seen_)
+    if (rules_.zombie_grace) unchecked_[zombies[zombies_seen_].holder].emplace(zombies_seen_, zombies[zombies_seen_].from);
+  while (!ended_.empty() && *zombies[ended_.front()].to < now) {
+    check_ended_zombie(zombies, ended_.front());
+    ended_.pop_front();
+  }
+}
+
+void InvariantChecker::check_ended_zombie(const std::vector<Zombie>& zombies, std::size_t index) {
+  if (!rules_.zombie_grace) return;
+  const Zombie& z = zombies[index];
+  if (auto u = unchecked_.find(z.holder); u != unchecked_.end()) {
+    u->second.erase(index);
+    if (u->second.empty()) unchecked_.erase(u);
+  }
+  const auto b = bound(z);
+  // Still impaired now: the bound will be after the end.
+  if (!b || *z.to <= b->deadline) return;
+  if (b->answered) zombie_findings_.emplace_back(index, zombie_finding(z, b->deadline));
+  else unanswered_[z.holder].emplace_back(index, zombie_finding(z, b->deadline));
+}
+
+std::optional<InvariantChecker::Bound> InvariantChecker::bound(const Zombie& z) const {
+  const Time notice = able_to_notice(z.holder, z.from);
+  if (notice == Time::max()) return std::nullopt;
+  Bound b{notice + *rules_.zombie_grace};
+  if (const auto answer = next_answer(z.holder, z.from)) {
+    b.deadline = std::max(b.deadline, *answer + rules_.revoke_allowance);
+    b.answered = true;
+  }
+  return b;
+}
+
+Finding InvariantChecker::zombie_finding(const Zombie& z, Time deadline) const {
+  return {"zombie", deadline,
+          fmt::format("removed member {} still held {} {} after it could notice (since {}, {} given to {})", z.holder,
+                      z.resource, format_duration(*rules_.zombie_grace), format_time(z.from), z.resource, z.newcomer),
+          {z.holder, z.newcomer}};
 }
 
 // The end of what impaired `member` without a break from `since`: the
@@ -215,7 +284,7 @@ Time InvariantChecker::able_to_notice(const std::string& member, Time since) con
   for (Time before = Time::min(); before != t;) {
     before = t;
     for (const auto& [what, intervals] : m->second)
-      for (const auto& i : intervals) {
+      for (const auto& i : intervals.items) {
         if (i.from > before) continue;
         if (!i.to) return Time::max();
         t = std::max(t, *i.to);
@@ -227,24 +296,31 @@ Time InvariantChecker::able_to_notice(const std::string& member, Time since) con
 std::optional<Time> InvariantChecker::next_answer(const std::string& member, Time since) const {
   auto it = answers_.find(member);
   if (it == answers_.end()) return std::nullopt;
-  auto a = std::lower_bound(it->second.begin(), it->second.end(), since);
-  if (a == it->second.end()) return std::nullopt;
+  const auto& answers = it->second.items;
+  auto a = std::lower_bound(answers.begin(), answers.end(), since);
+  if (a == answers.end()) return std::nullopt;
   return *a;
 }
 
+// Zombie findings go in the order of the zombies, after the others, then
+// everything by time (a stable sort): the order a check of the whole run at
+// its end would give.
 void InvariantChecker::finish(const std::vector<Zombie>& zombies, Time end) {
+  follow_zombies(zombies, end);
+  for (; !ended_.empty(); ended_.pop_front()) check_ended_zombie(zombies, ended_.front());
   if (rules_.zombie_grace) {
-    for (const auto& z : zombies) {
-      const Time notice = able_to_notice(z.holder, z.from);
-      if (notice == Time::max()) continue;  // still impaired when the run ended
-      Time deadline = notice + *rules_.zombie_grace;
-      if (const auto answer = next_answer(z.holder, z.from)) deadline = std::max(deadline, *answer + rules_.revoke_allowance);
-      if (z.to.value_or(end) <= deadline || end <= deadline) continue;
-      add({"zombie", deadline,
-           fmt::format("removed member {} still held {} {} after it could notice (since {}, {} given to {})", z.holder,
-                       z.resource, format_duration(*rules_.zombie_grace), format_time(z.from), z.resource, z.newcomer),
-           {z.holder, z.newcomer}});
-    }
+    for (const auto& [holder, indexes] : unchecked_)
+      for (const auto& [index, from] : indexes) {
+        const Zombie& z = zombies[index];
+        if (z.to) continue;  // cannot happen: ended ones were checked above
+        const auto b = bound(z);
+        if (!b || end <= b->deadline) continue;  // still impaired, or its bound is after the end
+        zombie_findings_.emplace_back(index, zombie_finding(z, b->deadline));
+      }
+    for (auto& [holder, list] : unanswered_) zombie_findings_.insert(zombie_findings_.end(), list.begin(), list.end());
+    std::sort(zombie_findings_.begin(), zombie_findings_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [index, f] : zombie_findings_) findings_.push_back(std::move(f));
   }
   std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) { return a.at < b.at; });
 }

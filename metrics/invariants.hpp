@@ -22,6 +22,7 @@
 #include "metrics/ownership.hpp"
 #include "sim/trace.hpp"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -61,7 +62,10 @@ class InvariantChecker {
   void apply(const TraceEvent& ev, const Ownership& ownership);
   // Called from Ownership's double-ownership callback.
   void double_ownership(Time at, const std::string& resource, const std::string& holder, const std::string& newcomer);
-  // Zombie bounds need the whole run: call once at the end.
+  // Called from Ownership's zombie-end callback.
+  void zombie_ended(std::size_t index) { ended_.push_back(index); }
+  // The zombies still holding are bounded at the run's end: call once, with
+  // every zombie of the run (Ownership's list).
   void finish(const std::vector<Zombie>& zombies, Time end);
 
   // In time order.
@@ -72,6 +76,20 @@ class InvariantChecker {
   struct Impairment {
     Time from;
     std::optional<Time> to;  // unset: still going on
+  };
+  // A member's impairments of one kind, or its answers: kept as long as some
+  // zombie bound may read them, trimmed when the list has doubled since the
+  // last trim, so that memory follows the group and not the run's length.
+  template <class T>
+  struct History {
+    std::vector<T> items;
+    std::size_t kept = 0;  // the size after the last trim
+  };
+  // A zombie's bound: when its holder could notice, plus the grace, or
+  // after its first answer since the zombie began, plus the time to revoke.
+  struct Bound {
+    Time deadline;
+    bool answered = false;
   };
   void add(Finding f);
   void check_generation(const TraceEvent& ev);
@@ -85,6 +103,14 @@ class InvariantChecker {
   void close(const std::string& member, const std::string& what, Time at);
   Time able_to_notice(const std::string& member, Time since) const;
   std::optional<Time> next_answer(const std::string& member, Time since) const;
+  void follow_zombies(const std::vector<Zombie>& zombies, Time now);
+  void check_ended_zombie(const std::vector<Zombie>& zombies, std::size_t index);
+  std::optional<Bound> bound(const Zombie& z) const;
+  Finding zombie_finding(const Zombie& z, Time deadline) const;
+  // Before this, no zombie bound of `member` reads its history.
+  Time oldest_needed(const std::string& member) const;
+  template <class T, class Stale>
+  static void trim(History<T>& h, Stale&& stale);
 
   InvariantRules rules_;
   std::vector<Finding> findings_;
@@ -95,14 +121,25 @@ class InvariantChecker {
   std::map<std::string, std::string> member_protocol_;  // member -> its own rebalance protocol (an assignor list's)
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
-  std::map<std::string, std::map<std::string, std::vector<Impairment>>> impaired_;
+  std::map<std::string, std::map<std::string, History<Impairment>>> impaired_;
   std::map<std::string, std::string> process_of_;          // Streams member -> its process
   bool kip1071_ = false;  // the run is under the streams protocol (its coordinator withholds copies)
   std::map<std::string, std::set<std::string>> copies_;    // Streams member -> tasks it holds, any role
   std::map<std::string, std::set<std::string>> holders_;   // task -> the members of copies_ holding it
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.
-  std::map<std::string, std::vector<Time>> answers_;
+  std::map<std::string, History<Time>> answers_;
+  // Zombie bounds are checked once the instant a zombie ended is over: by
+  // then everything that decides its bound has happened (what could still
+  // come would only put the bound after its end), except an answer that has
+  // not come yet: a zombie past its bound with no answer since it began waits
+  // for one (which would excuse it) until the run ends.
+  Time now_ = kTimeZero;
+  std::size_t zombies_seen_ = 0;                                   // Ownership's zombies followed so far
+  std::map<std::string, std::map<std::size_t, Time>> unchecked_;  // holder -> zombie -> its start, until checked
+  std::deque<std::size_t> ended_;                                  // ended, not yet checked, in the order they ended
+  std::map<std::string, std::vector<std::pair<std::size_t, Finding>>> unanswered_;  // holder -> past bound, no answer yet
+  std::vector<std::pair<std::size_t, Finding>> zombie_findings_;                   // by zombie, added at finish
 };
 
 }  // namespace rsim::metrics

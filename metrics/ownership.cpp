@@ -96,6 +96,11 @@ void Ownership::add_zombie(Zombie z) {
   zombies_.push_back(std::move(z));
 }
 
+void Ownership::close_zombie(std::size_t index, Time at) {
+  zombies_[index].to = at;
+  if (zombie_end_) zombie_end_(index);
+}
+
 void Ownership::reaffirm(Time at, const std::string& member) {
   if (standing_.removed(member)) return;
   const auto open = open_zombies_.find(member);
@@ -105,7 +110,7 @@ void Ownership::reaffirm(Time at, const std::string& member) {
   open_zombies_.erase(open);
   std::sort(mine.begin(), mine.end());
   for (const std::size_t i : mine) {
-    zombies_[i].to = at;
+    close_zombie(i, at);
     const Name r(zombies_[i].resource);
     // Whoever else holds it was given it while the zombie held it: two
     // claims meet in this rebalance, and the assignor (cooperative-sticky
@@ -124,7 +129,7 @@ void Ownership::end_zombie(Time at, const std::string& member, const std::string
   if (open == open_zombies_.end()) return;
   const auto r = open->second.find(resource);
   if (r == open->second.end()) return;
-  for (const std::size_t i : r->second) zombies_[i].to = at;
+  for (const std::size_t i : r->second) close_zombie(i, at);
   open->second.erase(r);
   if (open->second.empty()) open_zombies_.erase(open);
 }

@@ -50,9 +50,12 @@ class Ownership {
                                              const std::string& newcomer)>;
   // Called when a resource passes to a different member than its last owner.
   using Move = std::function<void(Time, const std::string& resource, const std::string& from, const std::string& to)>;
+  // Called when a zombie ends (its `to` is set), with its index in zombies().
+  using ZombieEnd = std::function<void(std::size_t index)>;
 
   void on_double_ownership(DoubleOwnership f) { double_ = std::move(f); }
   void on_move(Move f) { move_ = std::move(f); }
+  void on_zombie_end(ZombieEnd f) { zombie_end_ = std::move(f); }
 
   // Feeds one trace event; events that do not concern ownership are ignored.
   void apply(const TraceEvent& ev);
@@ -77,6 +80,7 @@ class Ownership {
   void release_all(Time at, Name member);
   void end_zombie(Time at, const std::string& member, const std::string& resource);
   void add_zombie(Zombie z);
+  void close_zombie(std::size_t index, Time at);
   void reaffirm(Time at, const std::string& member);
   void given(Time at, Name resource, Name newcomer, std::optional<std::int64_t> generation);
   std::vector<Name>& holders(Name resource);
@@ -97,6 +101,7 @@ class Ownership {
   std::map<std::string, std::map<std::string, std::vector<std::size_t>>> open_zombies_;
   DoubleOwnership double_;
   Move move_;
+  ZombieEnd zombie_end_;
 };
 
 }  // namespace rsim::metrics

@@ -113,6 +113,7 @@ struct SummaryFold::State {
     if (from) s.window_start = time_at(*from);
     ownership.on_double_ownership([this](Time at, const std::string& r, const std::string& holder,
                                          const std::string& newcomer) { invariants.double_ownership(at, r, holder, newcomer); });
+    ownership.on_zombie_end([this](std::size_t index) { invariants.zombie_ended(index); });
     ownership.on_move([this](Time at, const std::string&, const std::string&, const std::string&) {
       if (in_window(at)) ++s.moves;
     });

@@ -5,6 +5,7 @@
 #include "metrics/liveness.hpp"
 #include "metrics/summary.hpp"
 #include "scenarios/loader.hpp"
+#include "sim/random.hpp"
 
 #include <doctest/doctest.h>
 
@@ -48,6 +49,118 @@ metrics::InvariantRules bounded(Duration grace) {
   return r;
 }
 
+
+// Random traces of three members over four resources: assignments,
+// releases, removals, rejoins, freezes, cuts, slow batches, revocations,
+// lost messages and answers, a few events per instant, long enough that the
+// checker trims its histories many times over.
+std::vector<TraceEvent> random_zombie_trace(std::uint64_t seed, int events) {
+  Rng rng(seed);
+  const std::vector<std::string> members{"A", "B", "C"};
+  const std::vector<std::string> resources{"T-0", "T-1", "T-2", "T-3"};
+  auto some = [&] {
+    std::vector<std::string> rs{resources[rng.below(4)]};
+    if (rng.chance(0.3)) rs.push_back(resources[rng.below(4)]);
+    if (rs.size() == 2 && rs[0] == rs[1]) rs.pop_back();
+    return rs;
+  };
+  std::vector<TraceEvent> t;
+  Duration at{0};
+  std::int64_t generation = 1;
+  for (const auto& m : members) t.push_back(TraceEvent{time_at(at), m, "start", {}});
+  for (int i = 0; i < events; ++i) {
+    if (rng.chance(0.6)) at += std::chrono::milliseconds(rng.between(1, 3000));
+    const std::string m = members[rng.below(3)];
+    const Time now = time_at(at);
+    const std::int64_t us = rng.between(0, 20'000'000);
+    switch (rng.below(14)) {
+      case 0: case 1: case 2:
+        if (rng.chance(0.2)) ++generation;
+        t.push_back(TraceEvent{now, m, "assigned", {{"generation", generation}, {"resources", some()}}});
+        break;
+      case 3: t.push_back(TraceEvent{now, m, rng.chance(0.5) ? "revoked" : "lost", {{"resources", some()}}}); break;
+      case 4: t.push_back(TraceEvent{now, m, rng.chance(0.8) ? "revoking" : "crash", {}}); break;
+      case 5: t.push_back(TraceEvent{now, "coordinator", "member-removed", {{"member", m}, {"reason", std::string("session timeout expired")}}}); break;
+      case 6: t.push_back(TraceEvent{now, m, "joined", {}}); break;
+      case 7: t.push_back(TraceEvent{now, m, rng.chance(0.5) ? "pause" : "resume", {}}); break;
+      case 8: t.push_back(TraceEvent{now, m, "isolated", {{"for_us", us}}}); break;
+      case 9: t.push_back(TraceEvent{now, m, "slow", {{"for_us", us}, {"batch_us", us / 3}}}); break;
+      case 10: {
+        static const char* kMessages[] = {"JoinGroup", "HeartbeatResponse", "SyncGroupResponse", "LeaveGroup"};
+        std::string from = m, to = "coordinator";
+        if (rng.chance(0.5)) std::swap(from, to);
+        t.push_back(TraceEvent{now, "network", "message-lost",
+                               {{"from", from}, {"to", to}, {"message", std::string(kMessages[rng.below(4)])}}});
+        break;
+      }
+      case 11: t.push_back(TraceEvent{now, m, "heartbeat", {{"error", std::string(rng.chance(0.5) ? "NONE" : "FENCED_MEMBER_EPOCH")}}}); break;
+      case 12: t.push_back(TraceEvent{now, m, "fenced", {}}); break;
+      default: t.push_back(TraceEvent{now, m, "revoked", {{"resources", some()}}}); break;
+    }
+  }
+  return t;
+}
+
+// The zombie bound as a check of the whole run at its end computes it, from
+// every impairment and answer of the trace: what the checker, which checks
+// as the run goes and forgets what no bound can need, must agree with.
+std::vector<metrics::Finding> zombie_findings_at_end(const std::vector<TraceEvent>& trace, const metrics::Summary& s,
+                                                     const metrics::InvariantRules& rules, Time end) {
+  struct Interval {
+    Time from;
+    std::optional<Time> to;
+  };
+  std::map<std::string, std::map<std::string, std::vector<Interval>>> impaired;
+  std::map<std::string, std::vector<Time>> answers;
+  auto close = [&](const std::string& m, const std::string& what, Time at) {
+    for (auto& i : impaired[m][what])
+      if (!i.to) i.to = at;
+  };
+  for (const auto& ev : trace) {
+    auto us = [&](const char* f) { return Duration{ev.integer(f).value_or(0)}; };
+    if (ev.actor == "network") {
+      const std::string from = *ev.text("from"), to = *ev.text("to");
+      std::string request = *ev.text("message");
+      if (request.ends_with("Response")) request.resize(request.size() - 8);
+      if (request == "LeaveGroup") continue;
+      const Duration wait = request == "JoinGroup"   ? rules.join_timeout
+                            : request == "Heartbeat" ? rules.heartbeat_interval
+                                                     : rules.request_timeout;
+      impaired[from == "coordinator" ? to : from]["answer lost"].push_back({ev.at, ev.at + wait});
+      continue;
+    }
+    if (ev.actor == "coordinator") continue;
+    const std::string& m = ev.actor;
+    if (ev.kind == "pause") impaired[m]["frozen"].push_back({ev.at, {}});
+    if (ev.kind == "resume") close(m, "frozen", ev.at);
+    if (ev.kind == "isolated") impaired[m]["cut"].push_back({ev.at, ev.at + us("for_us")});
+    if (ev.kind == "slow") impaired[m]["slow"].push_back({ev.at, ev.at + us("for_us") + us("batch_us")});
+    if (ev.kind == "revoking") impaired[m]["revoking"].push_back({ev.at, {}});
+    if (ev.kind == "revoked" || ev.kind == "lost" || ev.kind == "crash") close(m, "revoking", ev.at);
+    if (ev.kind == "crash") close(m, "frozen", ev.at);
+    const std::string* error = ev.text("error");
+    if (ev.kind == "assigned" || ev.kind == "fenced" || (ev.kind == "heartbeat" && *error != "NONE"))
+      answers[m].push_back(ev.at);
+  }
+  std::vector<metrics::Finding> out;
+  for (const auto& z : s.zombies) {
+    Time notice = z.from;
+    for (Time before = Time::min(); before != notice && notice != Time::max();) {
+      before = notice;
+      for (const auto& [what, intervals] : impaired[z.holder])
+        for (const auto& i : intervals)
+          if (i.from <= before) notice = i.to ? std::max(notice, *i.to) : Time::max();
+    }
+    if (notice == Time::max()) continue;
+    Time deadline = notice + *rules.zombie_grace;
+    const auto& a = answers[z.holder];
+    if (const auto next = std::lower_bound(a.begin(), a.end(), z.from); next != a.end())
+      deadline = std::max(deadline, *next + rules.revoke_allowance);
+    if (z.to.value_or(end) <= deadline || end <= deadline) continue;
+    out.push_back({"zombie", deadline, "", {z.holder, z.newcomer}});
+  }
+  return out;
+}
 }  // namespace
 
 TEST_SUITE("metrics") {
@@ -413,5 +526,42 @@ events: [{at: 30s, restart: B, down: 10s}]
   REQUIRE(lost.finding);
   CHECK(lost.shape == "unprocessed");
   CHECK(lost.stranded.empty());
+}
+
+TEST_CASE("invariants: zombie bounds checked as the run goes agree with a check of the whole run at its end") {
+  // 100 random traces of 2,000 events: the checker forgets impairments and
+  // answers no bound can need any more and checks each zombie once the
+  // instant it ended is over; the reference keeps everything to the end.
+  metrics::InvariantRules rules = bounded(10s);
+  rules.join_timeout = 41s;
+  rules.request_timeout = 30s;
+  rules.heartbeat_interval = 3s;
+  rules.revoke_allowance = 2s;
+  std::size_t zombies = 0, found = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const auto trace = random_zombie_trace(seed, 2000);
+    const Time end = trace.back().at + 60s;
+    const auto s = metrics::summarize(trace, {"T-0", "T-1", "T-2", "T-3"}, end, Duration{0}, std::nullopt, rules);
+    const auto expected = zombie_findings_at_end(trace, s, rules, end);
+    std::vector<metrics::Finding> got;
+    for (const auto& f : s.findings)
+      if (f.invariant == "zombie") got.push_back(f);
+    zombies += s.zombies.size();
+    found += expected.size();
+    // In time order; among equal times, in the order the zombies began.
+    auto expected_sorted = expected;
+    std::stable_sort(expected_sorted.begin(), expected_sorted.end(),
+                     [](const metrics::Finding& a, const metrics::Finding& b) { return a.at < b.at; });
+    INFO("seed " << seed);
+    REQUIRE(got.size() == expected_sorted.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].at == expected_sorted[i].at);
+      CHECK(got[i].members == expected_sorted[i].members);
+    }
+  }
+  // The traces exercise what they should: many zombies, some beyond their bound.
+  CHECK(zombies > 3000);
+  CHECK(found > 100);
+  MESSAGE(zombies << " zombies, " << found << " beyond their bound");
 }
 }
