@@ -22,12 +22,17 @@ std::uint64_t StreamsHolders::key(const TaskId& t) {
 
 // One merge walk per role set: only the tasks that differ touch the counts
 // (a member's record is rewritten at every epoch, mostly with the same
-// tasks).
+// tasks). A count back to zero is dropped: the tables hold what is held
+// now, not every process each task ever visited (which grows with the run).
 void StreamsHolders::change(std::uint32_t process, const TaskSet& before, const TaskSet& after, bool active) {
+  auto bump = [](auto& counts, const auto& k, std::int64_t delta) {
+    const auto it = counts.try_emplace(k, 0).first;
+    it->second = static_cast<std::uint32_t>(static_cast<std::int64_t>(it->second) + delta);
+    if (it->second == 0) counts.erase(it);
+  };
   auto add = [&](const TaskId& t, std::int64_t delta) {
-    auto bump = [delta](std::uint32_t& n) { n = static_cast<std::uint32_t>(static_cast<std::int64_t>(n) + delta); };
-    if (active) bump(active_[key(t)]);
-    bump(in_process_[ProcessTask{process, key(t)}]);
+    if (active) bump(active_, key(t), delta);
+    bump(in_process_, ProcessTask{process, key(t)}, delta);
   };
   auto b = before.begin();
   auto a = after.begin();
