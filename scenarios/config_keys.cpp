@@ -40,6 +40,7 @@ const std::vector<ConfigKey>& config_keys() {
       {"max.warmup.replicas", ConfigKind::Integer, "streams warm-up replicas in flight (2)", I{2}, std::nullopt, "eager, cooperative (a Streams application)"},
       {"acceptable.recovery.lag", ConfigKind::Integer, "streams: a client within this many records is caught up (10000)", I{10000}, std::nullopt, "eager, cooperative (a Streams application)"},
       {"probing.rebalance.interval.ms", ConfigKind::Millis, "streams probing rebalance interval (600000)", Duration{600s}, std::nullopt, "eager, cooperative (a Streams application)"},
+      {"state.cleanup.delay.ms", ConfigKind::Millis, "streams: local state of a task nobody on the machine has had for this long is deleted (600000)", Duration{600s}, std::nullopt, "streams; eager, cooperative (a Streams application)"},
   };
   return kKeys;
 }

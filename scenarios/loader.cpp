@@ -1160,6 +1160,9 @@ void Loader::check_streams_bounds() const {
       {"max.warmup.replicas", 1, INT32_MAX, "StreamsConfig: at least 1"},
       {"acceptable.recovery.lag", 0, INT64_MAX, "StreamsConfig: at least 0"},
       {"probing.rebalance.interval.ms", 60'000, INT64_MAX, "StreamsConfig: at least 60000"},
+      // KafkaStreams schedules its state cleaner at this period, which
+      // ScheduledExecutorService refuses unless positive.
+      {"state.cleanup.delay.ms", 1, INT64_MAX, "KafkaStreams: the state cleaner's period, positive"},
   };
   for (const auto& b : kBounds) {
     auto it = s_.config.find(b.key);

@@ -26,21 +26,25 @@ class MemberSlot {
       : current_(&speaks), upgraded_(upgraded), comeback_(kernel) {}
 
   protocols::MemberProcess& current() { return *current_; }
+  // Told when the member's process comes up (started, back from a bounce)
+  // and when it is gone (crashed, left): what lives with the process, such
+  // as a Streams instance's state cleaner, follows.
+  void on_alive(std::function<void(bool)> f) { on_alive_ = std::move(f); }
   // The process was started in the group (a group that starts stable).
-  void started() { state_ = State::Running; }
+  void started() { set_state(State::Running); }
 
   void start() {
     comeback_.cancel();
     after_stop_.reset();
     if (current_->running()) return;
-    state_ = State::Running;
+    set_state(State::Running);
     current_->start();
   }
   void crash() {
     comeback_.cancel();
     after_stop_.reset();
     current_->crash();
-    state_ = State::Down;
+    set_state(State::Down);
   }
   void leave() {
     after_stop_.reset();
@@ -49,7 +53,7 @@ class MemberSlot {
       return;
     }
     if (state_ == State::Returning) comeback_.cancel();
-    if (state_ != State::Stopping) state_ = State::Down;
+    if (state_ != State::Stopping) set_state(State::Down);
   }
   // A member that is gone (crashed or left, not coming back) stays gone: a
   // rolling bounce or restart reaching it has nothing to restart.
@@ -68,12 +72,18 @@ class MemberSlot {
 
  private:
   enum class State { Down, Running, Stopping, Returning };
+  static bool alive(State s) { return s == State::Running || s == State::Stopping; }
+  void set_state(State next) {
+    const bool was = alive(state_);
+    state_ = next;
+    if (on_alive_ && was != alive(next)) on_alive_(alive(next));
+  }
 
   void stop() {
-    state_ = State::Stopping;
+    set_state(State::Stopping);
     current_->leave([this] {
       if (after_stop_) return_after(*after_stop_);
-      else state_ = State::Down;
+      else set_state(State::Down);
       after_stop_.reset();
     });
   }
@@ -90,10 +100,10 @@ class MemberSlot {
     }
   }
   void return_after(Duration down) {
-    state_ = State::Returning;
+    set_state(State::Returning);
     comeback_.arm_in(down, [this] {
       if (next_ != nullptr) current_ = std::exchange(next_, nullptr);
-      state_ = State::Running;
+      set_state(State::Running);
       if (!current_->running()) current_->start();
     });
   }
@@ -104,6 +114,7 @@ class MemberSlot {
   State state_ = State::Down;
   std::optional<Duration> after_stop_;  // a restart waiting for the leave to finish
   Timer comeback_;
+  std::function<void(bool)> on_alive_;
 };
 
 }  // namespace rsim::scenario

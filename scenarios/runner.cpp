@@ -198,7 +198,11 @@ class GroupRun {
       classic_members_[spec.id] = &m;
       speaks = processes_.back().get();
     }
-    slots_.try_emplace(spec.id, kernel_, *speaks, upgraded);
+    MemberSlot& slot = slots_.try_emplace(spec.id, kernel_, *speaks, upgraded).first->second;
+    if (streams_)
+      slot.on_alive([this, process = streams_identity(spec).process_id](bool alive) {
+        streams_->state().member_alive(process, alive, kernel_.now());
+      });
     order_.push_back(spec.id);
   }
 

@@ -25,7 +25,9 @@ streams::StateCosts state_costs(const Scenario& s) {
 }  // namespace
 
 StreamsGroup::StreamsGroup(const Scenario& s, const std::map<std::string, int>& cluster)
-    : cluster_(cluster), topology_(streams_topology(s)), state_(state_costs(s), stateful_subtopologies(s)) {
+    : cluster_(cluster),
+      topology_(streams_topology(s)),
+      state_(state_costs(s), stateful_subtopologies(s), config_millis(s, "state.cleanup.delay.ms")) {
   const auto now = tasks();
   known_.insert(now.begin(), now.end());
 }

@@ -37,10 +37,10 @@ classic::StreamsSubscription ClassicThread::describe(const std::vector<TopicPart
   classic::StreamsSubscription s;
   s.process_id = process_;
   for (const auto& t : standby_) s.task_lags[task_resource(t)] = records_behind(t);
-  for (const auto& t : state_.copies_at(process_))
-    if (const std::string* by = state_.released_by(process_, t); by != nullptr && (by->empty() || *by == member_))
-      s.task_lags[task_resource(t)] = records_behind(t);
   const Time now = kernel_.now();
+  for (const auto& t : state_.copies_at(process_, now))
+    if (const std::string* by = state_.released_by(process_, t, now); by != nullptr && (by->empty() || *by == member_))
+      s.task_lags[task_resource(t)] = records_behind(t);
   for (const auto& tp : owned) {
     const TaskId t = task_of(tp);
     const auto it = caught_up_at_.find(t);

@@ -5,8 +5,8 @@
 
 namespace rsim::protocols::streams {
 
-LocalState::LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies)
-    : costs_(costs), stateful_(std::move(stateful_subtopologies)) {}
+LocalState::LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies, Duration cleanup_delay)
+    : costs_(costs), stateful_(std::move(stateful_subtopologies)), cleanup_delay_(cleanup_delay) {}
 
 Duration LocalState::restore_time(std::uint64_t bytes) const {
   if (bytes == 0 || costs_.restore_rate == 0) return Duration{0};
@@ -16,20 +16,48 @@ Duration LocalState::restore_time(std::uint64_t bytes) const {
   return Duration{static_cast<std::int64_t>(us)};
 }
 
-const LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t) const {
-  const auto p = copies_.find(process);
-  if (p == copies_.end()) return nullptr;
-  const auto c = p->second.find(t);
-  return c == p->second.end() ? nullptr : &c->second;
+const LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t, Time now) const {
+  const auto p = directories_.find(process);
+  if (p == directories_.end()) return nullptr;
+  const auto c = p->second.copies.find(t);
+  return c == p->second.copies.end() || deleted(p->second, c->second, now) ? nullptr : &c->second;
 }
 
-LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t) {
-  return const_cast<Copy*>(std::as_const(*this).find(process, t));
+// The cleaner ticks at start + k x delay (k >= 1) within a run and deletes
+// a copy let go more than one delay before the tick.
+bool LocalState::deleted(const Directory& d, const Copy& c, Time now) const {
+  if (c.maintainers > 0) return false;
+  const Time stale_after = c.left_at + cleanup_delay_;
+  for (auto r = d.runs.rbegin(); r != d.runs.rend() && r->end > stale_after; ++r) {
+    const Duration since = stale_after - r->start;
+    const std::int64_t k = since < Duration{0} ? 1 : since / cleanup_delay_ + 1;
+    const Time tick = r->start + k * cleanup_delay_;
+    if (tick < r->end && tick <= now) return true;
+  }
+  return false;
+}
+
+void LocalState::sweep(Directory& d, Time now) {
+  if (d.copies.size() <= 2 * d.kept + 64) return;
+  std::erase_if(d.copies, [&](const auto& entry) { return deleted(d, entry.second, now); });
+  d.kept = d.copies.size();
+  // A run that ended before every copy still kept went stale cannot delete any.
+  Time oldest = now;
+  for (const auto& [t, c] : d.copies)
+    if (c.maintainers == 0) oldest = std::min(oldest, c.left_at);
+  const Time stale_after = oldest + cleanup_delay_;
+  std::erase_if(d.runs, [&](const Run& r) { return r.end <= stale_after; });
+}
+
+void LocalState::member_alive(const std::string& process, bool alive, Time now) {
+  Directory& d = directories_[process];
+  if (alive && d.alive++ == 0) d.runs.push_back(Run{now});
+  if (!alive && --d.alive == 0) d.runs.back().end = now;
 }
 
 std::uint64_t LocalState::lag(const std::string& process, const TaskId& t, Time now) const {
   if (!stateful(t)) return 0;
-  const Copy* found = find(process, t);
+  const Copy* found = find(process, t, now);
   if (found == nullptr) return costs_.state_bytes;
   const Copy& c = *found;
   if (c.maintainers > 0) {
@@ -45,7 +73,7 @@ std::uint64_t LocalState::lag(const std::string& process, const TaskId& t, Time 
 Time LocalState::maintain(const std::string& process, const TaskId& t, Time start) {
   if (!stateful(t)) return start;
   const std::uint64_t behind = lag(process, t, start);
-  Copy& c = copies_[process][t];
+  Copy& c = directories_[process].copies[t];
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));
   return c.caught_up_at;
@@ -53,36 +81,40 @@ Time LocalState::maintain(const std::string& process, const TaskId& t, Time star
 
 void LocalState::seed(const std::string& process, const TaskId& t) {
   if (!stateful(t)) return;
-  Copy& c = copies_[process][t];
+  Copy& c = directories_[process].copies[t];
   ++c.maintainers;
   c.caught_up_at = Time{};
 }
 
 void LocalState::release(const std::string& process, const TaskId& t, Time now, const std::string& holder) {
-  Copy* found = find(process, t);
-  if (found == nullptr || found->maintainers == 0) return;
-  if (found->maintainers > 1) {
-    --found->maintainers;
+  const auto d = directories_.find(process);
+  if (d == directories_.end()) return;
+  const auto found = d->second.copies.find(t);
+  if (found == d->second.copies.end() || found->second.maintainers == 0) return;
+  Copy& c = found->second;
+  if (c.maintainers > 1) {
+    --c.maintainers;
     return;
   }
   const std::uint64_t behind = lag(process, t, now);  // a restoration cut short stays behind
-  Copy& c = *found;
   c.maintainers = 0;
   c.behind_bytes = behind;
   c.left_at = now;
   c.released_by = holder;
+  sweep(d->second, now);
 }
 
-const std::string* LocalState::released_by(const std::string& process, const TaskId& t) const {
-  const Copy* c = find(process, t);
+const std::string* LocalState::released_by(const std::string& process, const TaskId& t, Time now) const {
+  const Copy* c = find(process, t, now);
   if (c == nullptr || c->maintainers > 0) return nullptr;
   return &c->released_by;
 }
 
-std::vector<TaskId> LocalState::copies_at(const std::string& process) const {
+std::vector<TaskId> LocalState::copies_at(const std::string& process, Time now) const {
   std::vector<TaskId> out;
-  if (const auto p = copies_.find(process); p != copies_.end())
-    for (const auto& [t, c] : p->second) out.push_back(t);
+  if (const auto p = directories_.find(process); p != directories_.end())
+    for (const auto& [t, c] : p->second.copies)
+      if (!deleted(p->second, c, now)) out.push_back(t);
   return out;
 }
 

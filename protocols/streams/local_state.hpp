@@ -15,7 +15,15 @@
 //     what the changelog gets meanwhile, `changelog_rate` bytes/s (0: it
 //     stays caught up, as a checkpointed store after a short bounce), never
 //     by more than the whole state;
-//   - the threads of one process share its copies.
+//   - the threads of one process share its copies;
+//   - Kafka's state cleaner deletes copies nobody maintains: it runs every
+//     `cleanup_delay` (state.cleanup.delay.ms, 10 minutes) from the
+//     instance's start while the instance is up, and deletes the task
+//     directories no thread holds that were not modified for longer than
+//     the delay (KafkaStreams.start, StateDirectory.cleanRemovedTasks). A
+//     copy is last modified when it was let go. Kafka skips the ticks that
+//     find the instance rebalancing; the simulator does not (a copy may go
+//     one delay earlier than in Kafka).
 #pragma once
 
 #include "protocols/streams/tasks.hpp"
@@ -38,7 +46,7 @@ struct StateCosts {
 
 class LocalState {
  public:
-  LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies);
+  LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies, Duration cleanup_delay);
 
   bool stateful(const TaskId& t) const { return stateful_.count(t.subtopology) != 0; }
   // Bytes the process's copy of `t` is behind at `now`.
@@ -56,10 +64,13 @@ class LocalState {
   void release(const std::string& process, const TaskId& t, Time now, const std::string& holder = {});
   // A copy nobody maintains: who let it go last (empty: not said); null
   // while maintained or when there is no copy.
-  const std::string* released_by(const std::string& process, const TaskId& t) const;
+  const std::string* released_by(const std::string& process, const TaskId& t, Time now) const;
   Duration restore_time(std::uint64_t bytes) const;
-  // The tasks the process has a copy of (its state directory), in order.
-  std::vector<TaskId> copies_at(const std::string& process) const;
+  // The tasks the process has a copy of at `now` (its state directory), in order.
+  std::vector<TaskId> copies_at(const std::string& process, Time now) const;
+  // One of the process's members came up or went (crashed, left): the
+  // instance, and its cleaner, runs while any is up.
+  void member_alive(const std::string& process, bool alive, Time now);
 
  private:
   struct Copy {
@@ -70,12 +81,31 @@ class LocalState {
     std::string released_by;
   };
 
+  // From the instance's start to its end (Time::max() while it is up).
+  struct Run {
+    Time start;
+    Time end = Time::max();
+  };
+  struct Directory {
+    std::map<TaskId, Copy> copies;
+    std::size_t kept = 0;  // copies after the last sweep of deleted ones
+    int alive = 0;          // members of the process that are up
+    std::vector<Run> runs;  // the instance's runs, oldest first
+  };
+
   StateCosts costs_;
   std::set<std::string> stateful_;
+  Duration cleanup_delay_;
   // By process, then task: one string lookup per call, then task compares.
-  std::map<std::string, std::map<TaskId, Copy>, std::less<>> copies_;
-  const Copy* find(const std::string& process, const TaskId& t) const;
-  Copy* find(const std::string& process, const TaskId& t);
+  std::map<std::string, Directory, std::less<>> directories_;
+  // Whether the cleaner has deleted `c` by `now`.
+  bool deleted(const Directory& d, const Copy& c, Time now) const;
+  // The copy, unless there is none or the cleaner has deleted it by `now`.
+  const Copy* find(const std::string& process, const TaskId& t, Time now) const;
+  // Drops the copies deleted by `now` (and runs no copy's deletion can be
+  // in) once the directory has doubled since the last sweep: memory follows
+  // what the processes hold, not every task each process ever had.
+  void sweep(Directory& d, Time now);
 };
 
 }  // namespace rsim::protocols::streams

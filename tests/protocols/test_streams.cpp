@@ -160,6 +160,32 @@ TEST_CASE("streams: initial-assignment starts the group stable, standbys placed,
   CHECK(x.m.rebalances == 1);
 }
 
+TEST_CASE("streams: the state cleaner deletes a copy nobody has had for state.cleanup.delay.ms, at its tick, while the instance is up") {
+  // B leaves at 60 s and is down 25 min: its copy of 0_1 survives (a
+  // stopped instance runs no cleaner; the tick at 1200 s of a cleaner that
+  // kept running would delete it), so B takes 0_1 back with nothing to
+  // restore. A lets 0_1 go at 1560.008 s: stale after 2160.008 s, deleted at
+  // A's next cleaner tick, 2400 s (every 600 s from its start). When B
+  // leaves again, A restores 0_1 in full only after that tick.
+  auto run = [](const std::string& extra_config, const char* second_leave) {
+    std::string yaml = group(2, true, "config: {" + extra_config + "}\n" +
+                                          "costs: {state: 1GB, restore.rate: 100MB/s}\n"
+                                          "events: [{at: 60s, restart: B, down: 25m}, {at: " + second_leave +
+                                          ", leave: B}]\n");
+    yaml.replace(yaml.find("duration: 3m"), 12, "duration: 50m");
+    return tasks_timeline(testing::run(yaml).r);
+  };
+  const std::string before = run("", "2390s");
+  CHECK(before.find("1565.002s B assigned [0_1]\n1565.002s B ready [0_1]\n") != std::string::npos);
+  CHECK(before.find("2390.010s A assigned [0_1]\n2390.010s A ready [0_1]\n") != std::string::npos);
+  // A's heartbeats, every 5 s, reach it at 2405.010 s.
+  CHECK(run("", "2401s").find("2405.010s A assigned [0_1]\n2405.010s A restoring [0_1]\n2415.250s A ready [0_1]\n") !=
+        std::string::npos);
+  // A longer delay keeps it.
+  CHECK(run("state.cleanup.delay.ms: 20m", "2401s").find("2405.010s A assigned [0_1]\n2405.010s A ready [0_1]\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("streams: a new group's first target waits for group.streams.initial.rebalance.delay.ms") {
   // A and B join at 0 (epochs 2 and 3: a delayed group starts at 2) and get
   // nothing at epoch 1, status ASSIGNMENT_DELAYED; at 3.001 s the delay ends
