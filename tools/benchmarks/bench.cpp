@@ -321,8 +321,14 @@ struct GridOptions {
   int repeats = 3;  // median of; a point whose first run takes over 10 s runs once
 };
 
-std::string rolling_bounce_of(int members, int partitions, const std::string& protocol) {
+// `bounces` rolling bounces one after another, each with the horizon of
+// one (10 s per member and 120 s to settle): a run `bounces` times as long.
+std::string rolling_bounce_of(int members, int partitions, const std::string& protocol, int bounces = 1) {
   const bool streams = protocol == "streams";
+  const int round = 10 * members + 120;
+  std::string events;
+  for (int b = 0; b < bounces; ++b)
+    events += fmt::format("  - {{at: {}s, rolling-bounce: all, down: 5s, interval: 10s}}\n", 30 + b * round);
   return fmt::format(R"(
 name: bench-rolling-bounce
 seed: 1
@@ -334,11 +340,10 @@ load: {{produce.rate: 1000, process.rate: 4000}}
 topics: [{{name: orders, partitions: {}}}]
 {}members: {{count: {}, prefix: c{}}}
 events:
-  - {{at: 30s, rolling-bounce: all, down: 5s, interval: 10s}}
-)",
-                     30 + 10 * members + 120, streams ? "protocol: streams\n" : "", partitions,
+{})",
+                     30 + bounces * round, streams ? "protocol: streams\n" : "", partitions,
                      streams ? "topology: {subtopologies: [{id: \"0\", source: [orders], state: [store]}]}\n" : "",
-                     members, streams ? "" : ", subscribe: [orders]");
+                     members, streams ? "" : ", subscribe: [orders]", events);
 }
 
 struct PointResult {
@@ -445,6 +450,38 @@ void bench_scenarios(const GridOptions& g) {
     }
   }
   print_growth(g, results);
+}
+
+// ---- horizon ---------------------------------------------------------------
+//
+// Memory against the run's length: the rolling bounce of `scenarios`
+// repeated, each run in a child process, at one group size. A run that
+// keeps only what the group holds peaks at the same memory however long it
+// runs; one that keeps history grows with the number of bounces.
+
+struct HorizonOptions {
+  int members = 300;
+  int per_member = 100;
+  std::vector<int> bounces{1, 10};
+  std::vector<std::string> protocols{"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"};
+};
+
+void bench_horizon(const HorizonOptions& h) {
+  fmt::print("horizon: {} members, {} partitions, B rolling bounces one after another (a run B times as long), one run each\n",
+             h.members, h.members * h.per_member);
+  fmt::print("  {:<12} {:>8} {:>10} {:>12} {:>9} {:>14}\n", "protocol", "bounces", "wall s", "events", "peak MiB",
+             "peak / first");
+  for (const auto& protocol : h.protocols) {
+    double first = 0;
+    for (const int b : h.bounces) {
+      const PointResult p = measure_in_child(rolling_bounce_of(h.members, h.members * h.per_member, protocol, b), protocol, 1);
+      const double mib = static_cast<double>(p.peak_kib) / 1024.0;
+      if (first == 0) first = mib;
+      fmt::print("  {:<12} {:>8} {:>10.1f} {:>12} {:>9.1f} {:>13.2f}x\n", protocol, b, p.wall_ms / 1000.0, p.events, mib,
+                 mib / first);
+      std::fflush(stdout);
+    }
+  }
 }
 
 std::vector<std::string> word_list(const std::string& text) {
@@ -573,10 +610,26 @@ int main(int argc, char** argv) {
       });
       if (!ok) return 2;
       bench_scenarios(g);
+    } else if (w == "horizon") {
+      // Optionally followed by --members, --partitions-per-member, --bounces
+      // and --protocols.
+      HorizonOptions h;
+      const bool ok = read_options(what, i, w, [&](const std::string& option, const std::string& value) {
+        if (option == "--members") h.members = std::stoi(value);
+        else if (option == "--partitions-per-member") h.per_member = std::stoi(value);
+        else if (option == "--bounces") h.bounces = int_list(value);
+        else if (option == "--protocols") h.protocols = word_list(value);
+        else throw std::invalid_argument(option);
+        if (h.members < 1 || h.per_member < 1) throw std::invalid_argument(option);
+        for (int b : h.bounces)
+          if (b < 1) throw std::invalid_argument(option);
+      });
+      if (!ok) return 2;
+      bench_horizon(h);
     } else if (w == "sweep") {
       bench_sweep();
     } else {
-      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, kafka-grid, scenarios, sweep)\n", w);
+      fmt::print(stderr, "bench: unknown benchmark '{}' (known: kernel, assignors, kafka-grid, scenarios, horizon, sweep)\n", w);
       return 2;
     }
   }
