@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace rsim::scenario {
 
@@ -175,7 +176,55 @@ void check_costs(const Scenario& s) {
   }
 }
 
+// Processes over the run: members sharing a `process` count once; joins
+// and scale-outs each start one.
+double processes(const Scenario& s, const Counts& c) {
+  std::set<std::string> shared;
+  double own = 0;
+  for (const auto& m : s.members)
+    if (m.process) shared.insert(*m.process);
+    else ++own;
+  return own + static_cast<double>(shared.size()) + (c.members - static_cast<double>(s.members.size()));
+}
+
+// Stateful tasks at the topics' largest: a stateful sub-topology has a task
+// per partition of its widest source (an internal one as wide as the widest
+// topic, at most).
+double stateful_tasks(const Scenario& s) {
+  const auto largest = largest_partitions(s);
+  int widest = 0;
+  for (const auto& [topic, n] : largest) widest = std::max(widest, n);
+  double tasks = 0;
+  for (const auto& st : s.subtopologies) {
+    if (st.state.empty()) continue;
+    int n = 0;
+    for (const auto& source : st.source) {
+      const auto it = largest.find(source);
+      n = std::max(n, it == largest.end() ? widest : it->second);
+    }
+    tasks += n;
+  }
+  return tasks;
+}
+
 }  // namespace
+
+void check_classic_streams(const Scenario& s, std::string_view protocol) {
+  const auto* p = protocols::find_protocol(protocol);
+  if (s.subtopologies.empty() || p == nullptr || p->family == protocols::Family::Consumer ||
+      p->family == protocols::Family::Streams)
+    return;
+  const double clients = processes(s, count(s)), tasks = stateful_tasks(s), pairs = clients * tasks;
+  if (pairs <= kMaxClassicStreamsPairs) return;
+  throw InputError(s.file, s.members_mark,
+                   fmt::format("a Streams application over the classic protocol ({}): Streams' high-availability "
+                               "assignor ranks every client for every stateful task at each rebalance, as Kafka's "
+                               "does; {} processes x {} stateful tasks = {} pairs, above this simulator's limit of "
+                               "{} (its memory grows with them); use fewer processes or partitions, or protocol "
+                               "streams (KIP-1071)",
+                               protocol, format_count(clients), format_count(tasks), format_count(pairs),
+                               format_count(kMaxClassicStreamsPairs)));
+}
 
 void check_budget(const Scenario& s, std::string_view protocol) {
   const Counts c = count(s);

@@ -53,11 +53,25 @@ inline constexpr double kMaxListedNames = 1e7;
 // days (8.6e10) do not.
 inline constexpr double kMaxRunEvents = 5e7;
 
+// A Streams application over the classic protocol: Streams' high-availability
+// assignor ranks every client (process) for every stateful task at each
+// rebalance, as Kafka's does (its statefulTasksToRankedCandidates, and each
+// ClientState's lag for every task), so its memory is clients x stateful
+// tasks: 300 processes x 30,000 tasks (9e6 pairs) peak at 2.4 GB and pass;
+// 1,000 x 100,000 had reached 23 GB when it was killed, and is refused.
+inline constexpr double kMaxClassicStreamsPairs = 1e7;
+
 // Refuses a scenario whose run under `protocol` (which sets the heartbeat
 // interval) exceeds kMaxMembers, kMaxMemberResources or kMaxRunEvents.
 // Counts only, so it runs before the loader expands member ids; `all`
 // targets count as every member. Throws InputError.
 void check_budget(const Scenario& s, std::string_view protocol);
+
+// Refuses a Streams application's run under a classic `protocol` beyond
+// kMaxClassicStreamsPairs. Checked when a run starts, not when the file
+// loads: the same file may run under `streams` (`run --protocol`, `compare`).
+// Throws InputError.
+void check_classic_streams(const Scenario& s, std::string_view protocol);
 
 // Refuses instants the events reach beyond kMaxDuration (at + down,
 // at + for, a rolling event's at + interval x (members - 1) + down), and

@@ -437,6 +437,7 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::string assignor = effective_assignor(scenario, options);
   check_supported(scenario, protocol, assignor);
   check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
+  check_classic_streams(scenario, protocol);
   const AssignorExec* exec = effective_exec(scenario, options);
   if (assignor == "exec" && exec == nullptr)
     throw InputError(scenario.file, scenario.assignor_mark, "assignor exec needs a command: assignor: {exec: [python3, my_assignor.py]} or --assignor-exec");

@@ -324,6 +324,33 @@ TEST_CASE("the budget: members x resources and the events a run executes, under 
   RunOptions eager;
   eager.protocol = "eager";
   CHECK_THROWS_WITH_AS(run(slow, eager), doctest::Contains("(heartbeat.interval.ms)"), InputError);
+  // A Streams application over the classic protocol: processes x stateful
+  // tasks, each process counted once; the streams protocol is not bounded so.
+  const std::string streams_app =
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 100000}]\n"
+      "topology: {subtopologies: [{id: \"0\", source: [T], state: [s]}]}\n"
+      "members: {count: 1000, prefix: m}\n";
+  // Checked when a run starts: the file loads, and may run under streams.
+  const Scenario app = load_text(streams_app, "inline");
+  CHECK_THROWS_WITH_AS(check_classic_streams(app, "cooperative"),
+                       "inline:5:10: a Streams application over the classic protocol (cooperative): Streams' "
+                       "high-availability assignor ranks every client for every stateful task at each rebalance, as "
+                       "Kafka's does; 1,000 processes x 100,000 stateful tasks = 100,000,000 pairs, above this "
+                       "simulator's limit of 10,000,000 (its memory grows with them); use fewer processes or "
+                       "partitions, or protocol streams (KIP-1071)",
+                       InputError);
+  CHECK_THROWS_WITH_AS(run(app, RunOptions{}), doctest::Contains("1,000 processes x 100,000 stateful tasks"), InputError);
+  CHECK_NOTHROW(check_classic_streams(app, "streams"));
+  const std::string threads =  // 1,000 threads of 10 processes: 1e6 pairs
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 100000}]\n"
+      "topology: {subtopologies: [{id: \"0\", source: [T], state: [s]}]}\nmembers:\n";
+  std::string members;
+  for (int i = 0; i < 1000; ++i) members += fmt::format("  - {{id: m{}, process: p{}}}\n", i, i % 10);
+  CHECK_NOTHROW(check_classic_streams(load_text(threads + members, "inline"), "eager"));
+  // Stateless sub-topologies are not ranked.
+  std::string stateless = streams_app;
+  stateless.replace(stateless.find("state: [s]"), 10, "state: []");
+  CHECK_NOTHROW(check_classic_streams(load_text(stateless, "inline"), "eager"));
 }
 
 TEST_CASE("counts that would allocate are checked before the loader copies anything") {
