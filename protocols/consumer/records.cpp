@@ -12,11 +12,15 @@ using epoch::RecordWriter;
 enum Type { kMetadata = 3, kMemberMetadata = 5, kTargetMetadata = 6, kTargetMember = 7, kCurrentAssignment = 8 };
 
 // TopicPartitions: a topic id and its partitions, topics in order.
+// An assignment is sorted by topic name, then partition: one run per topic.
 void topic_partitions(RecordWriter& w, std::string_view field, const Partitions::Assignment& a) {
-  std::map<std::string, std::vector<int>> by_topic;
-  for (const auto& tp : a) by_topic[std::string(tp.topic.name())].push_back(tp.partition);
+  std::vector<std::pair<Topic, std::vector<int>>> by_topic;
+  for (const auto& tp : a) {
+    if (by_topic.empty() || by_topic.back().first != tp.topic) by_topic.emplace_back(tp.topic, std::vector<int>{});
+    by_topic.back().second.push_back(tp.partition);
+  }
   w.structs(field, by_topic, [&w](const auto& e) {
-    w.uuid("TopicId", e.first);
+    w.uuid("TopicId", e.first.name());
     w.int32s("Partitions", e.second);
   });
 }

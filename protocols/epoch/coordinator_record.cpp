@@ -103,8 +103,7 @@ std::vector<CoordinatorRecord> RecordWriter::take() {
   return std::move(done_);
 }
 
-void RecordWriter::put(std::string_view field, nlohmann::ordered_json v) {
-  if (!json_) return;
+void RecordWriter::put_json(std::string_view field, nlohmann::ordered_json v) {
   nlohmann::ordered_json* into = levels_.back().json;
   if (into->is_array())
     into->push_back(std::move(v));
@@ -119,7 +118,7 @@ void RecordWriter::fixed(std::string_view field, std::size_t bytes, std::int64_t
 
 void RecordWriter::uuid(std::string_view field, std::string_view shown) {
   bytes_ += 16;
-  put(field, std::string(shown));
+  put(field, shown);
 }
 
 void RecordWriter::length(std::size_t n) { bytes_ += flexible() ? uvarint_bytes(n + 1) : 2; }
@@ -127,7 +126,7 @@ void RecordWriter::length(std::size_t n) { bytes_ += flexible() ? uvarint_bytes(
 void RecordWriter::string(std::string_view field, std::string_view v) {
   length(v.size());
   bytes_ += v.size();
-  put(field, std::string(v));
+  put(field, v);
 }
 
 void RecordWriter::nullable_string(std::string_view field, const std::optional<std::string>& v) {

@@ -112,7 +112,13 @@ class RecordWriter {
   };
   bool flexible() const { return in_value_; }
   void fixed(std::string_view field, std::size_t bytes, std::int64_t v);
-  void put(std::string_view field, nlohmann::ordered_json v);
+  // The field's JSON, built only when the writer writes JSON (sizing the
+  // records, as every target computation does, builds none).
+  template <class V>
+  void put(std::string_view field, V&& v) {
+    if (json_) put_json(field, nlohmann::ordered_json(std::forward<V>(v)));
+  }
+  void put_json(std::string_view field, nlohmann::ordered_json v);
   void length(std::size_t n);  // a string's or array's length prefix
   void begin_array(std::string_view field, std::size_t n);
   void end_array();

@@ -20,12 +20,17 @@ enum Type {
   kTopology = 23,
 };
 
-// TaskIds: a sub-topology and its partitions, sub-topologies in order.
+// TaskIds: a sub-topology and its partitions, sub-topologies in order (a
+// task set is sorted by sub-topology id, then partition: one run each).
 void task_ids(RecordWriter& w, std::string_view field, const TaskSet& tasks) {
-  std::map<std::string, std::vector<int>> by_subtopology;
-  for (const auto& t : tasks) by_subtopology[t.subtopology].push_back(t.partition);
+  std::vector<std::pair<SubtopologyId, std::vector<int>>> by_subtopology;
+  for (const auto& t : tasks) {
+    if (by_subtopology.empty() || by_subtopology.back().first != t.subtopology)
+      by_subtopology.emplace_back(t.subtopology, std::vector<int>{});
+    by_subtopology.back().second.push_back(t.partition);
+  }
   w.structs(field, by_subtopology, [&w](const auto& e) {
-    w.string("SubtopologyId", e.first);
+    w.string("SubtopologyId", e.first.str());
     w.int32s("Partitions", e.second);
   });
 }
