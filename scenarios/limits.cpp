@@ -188,12 +188,14 @@ double processes(const Scenario& s, const Counts& c) {
 }
 
 // Stateful tasks at the topics' largest: a stateful sub-topology has a task
-// per partition of its widest source (an internal one as wide as the widest
-// topic, at most).
+// per partition of its widest source (a repartition topic as wide as its
+// sink says, or else as the widest topic, at most).
 double stateful_tasks(const Scenario& s) {
-  const auto largest = largest_partitions(s);
+  auto largest = largest_partitions(s);
   int widest = 0;
   for (const auto& [topic, n] : largest) widest = std::max(widest, n);
+  for (const auto& st : s.subtopologies)
+    for (const auto& [topic, n] : st.sink_partitions) largest[topic] = std::max(largest[topic], n);
   double tasks = 0;
   for (const auto& st : s.subtopologies) {
     if (st.state.empty()) continue;

@@ -57,7 +57,7 @@ void ClassicThread::standbys(const std::vector<TopicPartition>& assigned) {
   for (const auto& t : standby_)
     if (!next.contains(t)) state_.release(process_, t, now, member_);
   for (const auto& t : next)
-    if (!standby_.contains(t)) state_.maintain(process_, t, now);
+    if (!standby_.contains(t)) state_.maintain(process_, t, now, now);
   standby_ = std::move(next);
 }
 
@@ -73,7 +73,7 @@ Duration ClassicThread::activate(const std::vector<TopicPartition>& added) {
   for (const auto& tp : added) {
     const TaskId t = task_of(tp);
     const std::uint64_t lag = state_.lag(process_, t, now);
-    restored = state_.maintain(process_, t, restored);
+    restored = state_.maintain(process_, t, now, restored);
     caught_up_at_[t] = restored;
     if (lag > 0) {
       restoring.push_back(to_string(t));

@@ -32,7 +32,7 @@ bool LocalState::deleted(const Directory& d, const Copy& c, Time now) const {
     const Duration since = stale_after - r->start;
     const std::int64_t k = since < Duration{0} ? 1 : since / cleanup_delay_ + 1;
     const Time tick = r->start + k * cleanup_delay_;
-    if (tick < r->end && tick <= now) return true;
+    if (tick <= r->end && tick <= now) return true;  // a tick at the instant it stops ran (as while it was up)
   }
   return false;
 }
@@ -41,38 +41,50 @@ void LocalState::sweep(Directory& d, Time now) {
   if (d.copies.size() <= 2 * d.kept + 64) return;
   std::erase_if(d.copies, [&](const auto& entry) { return deleted(d, entry.second, now); });
   d.kept = d.copies.size();
-  // A run that ended before every copy still kept went stale cannot delete any.
+  trim_runs(d, now);
+}
+
+// A run that ended before every copy kept (and every copy let go from now
+// on) went stale cannot delete any.
+void LocalState::trim_runs(Directory& d, Time now) {
   Time oldest = now;
   for (const auto& [t, c] : d.copies)
     if (c.maintainers == 0) oldest = std::min(oldest, c.left_at);
   const Time stale_after = oldest + cleanup_delay_;
   std::erase_if(d.runs, [&](const Run& r) { return r.end <= stale_after; });
+  d.runs_kept = d.runs.size();
 }
 
 void LocalState::member_alive(const std::string& process, bool alive, Time now) {
   Directory& d = directories_[process];
-  if (alive && d.alive++ == 0) d.runs.push_back(Run{now});
+  if (alive && d.alive++ == 0) {
+    d.runs.push_back(Run{now});
+    if (d.runs.size() > 2 * d.runs_kept + 8) trim_runs(d, now);  // a process bounced often
+  }
   if (!alive && --d.alive == 0) d.runs.back().end = now;
 }
 
 std::uint64_t LocalState::lag(const std::string& process, const TaskId& t, Time now) const {
   if (!stateful(t)) return 0;
-  const Copy* found = find(process, t, now);
+  return lag_of(find(process, t, now), now);
+}
+
+std::uint64_t LocalState::lag_of(const Copy* found, Time at) const {
   if (found == nullptr) return costs_.state_bytes;
   const Copy& c = *found;
   if (c.maintainers > 0) {
-    if (now >= c.caught_up_at) return 0;
-    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(c.caught_up_at - now).count();
+    if (at >= c.caught_up_at) return 0;
+    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(c.caught_up_at - at).count();
     return std::min(costs_.state_bytes, static_cast<std::uint64_t>(left) * costs_.restore_rate / 1'000'000);
   }
-  const auto idle = std::chrono::duration_cast<std::chrono::microseconds>(now - c.left_at).count();
+  const auto idle = std::chrono::duration_cast<std::chrono::microseconds>(at - c.left_at).count();
   const std::uint64_t grown = static_cast<std::uint64_t>(idle) / 1'000 * costs_.changelog_rate / 1'000;
   return std::min(costs_.state_bytes, c.behind_bytes + grown);
 }
 
-Time LocalState::maintain(const std::string& process, const TaskId& t, Time start) {
+Time LocalState::maintain(const std::string& process, const TaskId& t, Time taken, Time start) {
   if (!stateful(t)) return start;
-  const std::uint64_t behind = lag(process, t, start);
+  const std::uint64_t behind = lag_of(find(process, t, taken), start);
   Copy& c = directories_[process].copies[t];
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));

@@ -51,9 +51,12 @@ class LocalState {
   bool stateful(const TaskId& t) const { return stateful_.count(t.subtopology) != 0; }
   // Bytes the process's copy of `t` is behind at `now`.
   std::uint64_t lag(const std::string& process, const TaskId& t, Time now) const;
-  // The process maintains its copy from `start` (a member of it got the
-  // task, active or standby): when the copy is caught up.
-  Time maintain(const std::string& process, const TaskId& t, Time start);
+  // A member of the process got the task (active or standby) at `taken`,
+  // and maintains its copy from `start` (after the restorations queued
+  // before it): when the copy is caught up. The task's directory is locked
+  // from `taken`, so the cleaner cannot delete the copy after then; the
+  // copy falls behind until `start`.
+  Time maintain(const std::string& process, const TaskId& t, Time taken, Time start);
   // A copy the process already maintains, caught up (a group that starts
   // stable: its state is where it would be after a long run).
   void seed(const std::string& process, const TaskId& t);
@@ -91,6 +94,7 @@ class LocalState {
     std::size_t kept = 0;  // copies after the last sweep of deleted ones
     int alive = 0;          // members of the process that are up
     std::vector<Run> runs;  // the instance's runs, oldest first
+    std::size_t runs_kept = 0;  // runs after the last trim
   };
 
   StateCosts costs_;
@@ -100,6 +104,10 @@ class LocalState {
   std::map<std::string, Directory, std::less<>> directories_;
   // Whether the cleaner has deleted `c` by `now`.
   bool deleted(const Directory& d, const Copy& c, Time now) const;
+  // Bytes `c` (null: no copy) is behind at `at`.
+  std::uint64_t lag_of(const Copy* c, Time at) const;
+  // Drops the runs that ended before any copy kept could go stale.
+  void trim_runs(Directory& d, Time now);
   // The copy, unless there is none or the cleaner has deleted it by `now`.
   const Copy* find(const std::string& process, const TaskId& t, Time now) const;
   // Drops the copies deleted by `now` (and runs no copy's deletion can be

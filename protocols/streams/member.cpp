@@ -95,13 +95,13 @@ Duration StreamsMember::assign_cost(const Units& add) {
   std::int64_t new_active = 0;
   for (const auto& u : add) {
     if (u.role != Role::Active) {
-      ctx_.state.maintain(identity_.process_id, u.task, now);
+      ctx_.state.maintain(identity_.process_id, u.task, now, now);
       continue;
     }
     ++new_active;
     const std::uint64_t lag = ctx_.state.lag(identity_.process_id, u.task, now);
     const Time start = restored;  // after the restorations already queued
-    restored = ctx_.state.maintain(identity_.process_id, u.task, start);
+    restored = ctx_.state.maintain(identity_.process_id, u.task, now, start);
     caught_up_at_[u.task] = restored;
     if (lag > 0) {
       restoring.push_back(to_string(u.task));

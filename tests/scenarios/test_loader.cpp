@@ -347,6 +347,15 @@ TEST_CASE("the budget: members x resources and the events a run executes, under 
   std::string members;
   for (int i = 0; i < 1000; ++i) members += fmt::format("  - {{id: m{}, process: p{}}}\n", i, i % 10);
   CHECK_NOTHROW(check_classic_streams(load_text(threads + members, "inline"), "eager"));
+  // A repartition topic counts as wide as its sink makes it.
+  const Scenario repartitioned = load_text(
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 10}]\n"
+      "topology: {subtopologies: [{id: \"0\", source: [T], repartition-sink: [{name: R, partitions: 100000}]},\n"
+      "                           {id: \"1\", source: [R], state: [s]}]}\n"
+      "members: {count: 1000, prefix: m}\n",
+      "inline");
+  CHECK_THROWS_WITH_AS(check_classic_streams(repartitioned, "eager"),
+                       doctest::Contains("1,000 processes x 100,000 stateful tasks"), InputError);
   // Stateless sub-topologies are not ranked.
   std::string stateless = streams_app;
   stateless.replace(stateless.find("state: [s]"), 10, "state: []");

@@ -620,9 +620,11 @@ int main(int argc, char** argv) {
         else if (option == "--bounces") h.bounces = int_list(value);
         else if (option == "--protocols") h.protocols = word_list(value);
         else throw std::invalid_argument(option);
-        if (h.members < 1 || h.per_member < 1) throw std::invalid_argument(option);
+        // Within the scenario limits: partitions of a topic, a 10-year horizon.
+        if (h.members < 1 || h.per_member < 1 || h.members > 100'000 || h.per_member > 1'000'000 / h.members)
+          throw std::invalid_argument(option);
         for (int b : h.bounces)
-          if (b < 1) throw std::invalid_argument(option);
+          if (b < 1 || b > 1'000) throw std::invalid_argument(option);
       });
       if (!ok) return 2;
       bench_horizon(h);
