@@ -3,6 +3,7 @@
 // to a caught-up standby, and a coordinator failover in the middle of a
 // reconciliation. Hand-computed: heartbeats every 5 s, 1 ms latency, the
 // session timeout 45 s, 1 GB at 100 MB/s restores in 10.24 s.
+#include "protocols/streams/local_state.hpp"
 #include "protocols/streams/wire_size.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
@@ -248,6 +249,32 @@ events: [{at: 30s, create-topic: U, partitions: 4}]
 }
 
 TEST_SUITE("streams") {
+TEST_CASE("streams local state: the cleaner's tick at the instant the instance stops ran; a copy taken is safe from then") {
+  using namespace std::chrono_literals;
+  // 1 GB at 100 MB/s restores in 10.24 s; no changelog growth; a 600 s delay.
+  protocols::streams::LocalState st({1ull << 30, 100ull << 20, 0}, {"0"}, 600s);
+  const protocols::streams::TaskId t{"0", 1};
+  const Time at0 = time_at(0s);
+  st.member_alive("P", true, at0);
+  st.seed("P", t);
+  st.release("P", t, time_at(100s));  // stale after 700 s: the tick at 1200 s deletes it
+  CHECK(st.lag("P", t, time_at(1199s)) == 0);
+  CHECK(st.lag("P", t, time_at(1200s)) == 1ull << 30);
+  st.member_alive("P", false, time_at(1200s));  // stops at that very tick: it ran
+  CHECK(st.lag("P", t, time_at(1200s)) == 1ull << 30);
+  st.member_alive("P", true, time_at(1205s));
+  CHECK(st.lag("P", t, time_at(1205s)) == 1ull << 30);
+
+  // Q's copy goes stale after 700 s too; a member takes the task at 1100 s
+  // behind a restoration that ends at 1300 s: the directory is locked from
+  // 1100 s, so the tick at 1200 s cannot delete it and nothing is restored.
+  st.member_alive("Q", true, at0);
+  st.seed("Q", t);
+  st.release("Q", t, time_at(100s));
+  CHECK(st.maintain("Q", t, time_at(1100s), time_at(1300s)) == time_at(1300s));
+  CHECK(st.lag("Q", t, time_at(1300s)) == 0);
+}
+
 TEST_CASE("streams: the holder index answers Kafka's unreleased-task rules as the walk over every member does") {
   using namespace rsim::protocols::streams;
   const TaskId t0{"0", 0}, t1{"0", 1};
