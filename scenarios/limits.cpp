@@ -3,6 +3,7 @@
 #include "protocols/catalog.hpp"
 #include "scenarios/config_keys.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/streams_topology.hpp"
 #include "scenarios/values.hpp"
 
 #include <fmt/format.h>
@@ -187,25 +188,15 @@ double processes(const Scenario& s, const Counts& c) {
   return own + static_cast<double>(shared.size()) + (c.members - static_cast<double>(s.members.size()));
 }
 
-// Stateful tasks at the topics' largest: a stateful sub-topology has a task
-// per partition of its widest source (a repartition topic as wide as its
-// sink says, or else as the widest topic, at most).
+// Stateful tasks with every topic at its largest, as the coordinator
+// configures the topology (repartition topics' partitions inferred).
 double stateful_tasks(const Scenario& s) {
-  auto largest = largest_partitions(s);
-  int widest = 0;
-  for (const auto& [topic, n] : largest) widest = std::max(widest, n);
-  for (const auto& st : s.subtopologies)
-    for (const auto& [topic, n] : st.sink_partitions) largest[topic] = std::max(largest[topic], n);
+  const auto largest = largest_partitions(s);
+  const auto configured =
+      protocols::streams::configure(streams_topology(s), protocols::streams::TopicMetadata(largest.begin(), largest.end()));
   double tasks = 0;
-  for (const auto& st : s.subtopologies) {
-    if (st.state.empty()) continue;
-    int n = 0;
-    for (const auto& source : st.source) {
-      const auto it = largest.find(source);
-      n = std::max(n, it == largest.end() ? widest : it->second);
-    }
-    tasks += n;
-  }
+  for (const auto& st : configured.subtopologies)
+    if (st.stateful) tasks += st.tasks;
   return tasks;
 }
 
