@@ -14,18 +14,7 @@
 namespace rsim::protocols {
 
 std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group) {
-  std::vector<const MemberSubscription*> out;
-  out.reserve(group.members.size());
-  for (const auto& m : group.members) out.push_back(&m);
-  auto before = [](const MemberSubscription* a, const MemberSubscription* b) {
-    if (a->instance_id && b->instance_id) return *a->instance_id < *b->instance_id;
-    if (a->instance_id.has_value() != b->instance_id.has_value()) return a->instance_id.has_value();
-    return a->member_id < b->member_id;
-  };
-  // Snapshots usually come in this order already (the simulator builds them
-  // from ordered maps): then checking is all there is to do.
-  if (!std::is_sorted(out.begin(), out.end(), before)) std::sort(out.begin(), out.end(), before);
-  return out;
+  return sorted_by_instance_then_member(group.members);
 }
 
 bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,

@@ -5,6 +5,7 @@
 
 #include "protocols/topic_partition.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,21 @@ class Assignor {
 // members with an instance id first, by instance id; then dynamic members by
 // member id.
 std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group);
+template <class Member>
+std::vector<const Member*> sorted_by_instance_then_member(const std::vector<Member>& members) {
+  std::vector<const Member*> out;
+  out.reserve(members.size());
+  for (const auto& m : members) out.push_back(&m);
+  auto before = [](const Member* a, const Member* b) {
+    if (a->instance_id && b->instance_id) return *a->instance_id < *b->instance_id;
+    if (a->instance_id.has_value() != b->instance_id.has_value()) return a->instance_id.has_value();
+    return a->member_id < b->member_id;
+  };
+  // Snapshots usually come in this order already (the simulator builds them
+  // from ordered maps): then checking is all there is to do.
+  if (!std::is_sorted(out.begin(), out.end(), before)) std::sort(out.begin(), out.end(), before);
+  return out;
+}
 
 // AbstractPartitionAssignor.useRackAwareAssignment: only when some consumer
 // has a rack that some replica is on, and (unless preferred) not every

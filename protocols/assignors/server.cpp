@@ -19,18 +19,19 @@ struct Subscriptions {
   std::vector<std::size_t> of;                          // member index -> its entry in lists
 };
 
-Subscriptions subscriptions_of(const GroupSnapshot& group) {
+Subscriptions subscriptions_of(const GroupSpec& group) {
   Subscriptions s;
   s.of.reserve(group.members.size());
   for (const auto& m : group.members) {
-    if (s.lists.empty() || m.topics != *s.lists.back()) s.lists.push_back(&m.topics);
+    const auto* list = m.topics.get();
+    if (s.lists.empty() || (list != s.lists.back() && *list != *s.lists.back())) s.lists.push_back(list);
     s.of.push_back(s.lists.size() - 1);
   }
   return s;
 }
 
 // Throws unless every subscribed topic exists; returns the subscribed topics.
-std::set<std::string> subscribed_topics(const GroupSnapshot& group, const Subscriptions& subscriptions) {
+std::set<std::string> subscribed_topics(const GroupSpec& group, const Subscriptions& subscriptions) {
   std::set<std::string> out;
   for (const auto* list : subscriptions.lists) {
     for (const auto& t : *list) {
@@ -44,7 +45,7 @@ std::set<std::string> subscribed_topics(const GroupSnapshot& group, const Subscr
 
 // The metadata's topics as handles with their partition counts, in name
 // order; interned here, before a table is sized by Topic::count().
-std::vector<std::pair<Topic, int>> metadata_topics(const GroupSnapshot& group) {
+std::vector<std::pair<Topic, int>> metadata_topics(const GroupSpec& group) {
   std::vector<std::pair<Topic, int>> out;
   for (const auto& [name, n] : group.topics) out.emplace_back(Topic(name), n);
   return out;
@@ -71,19 +72,59 @@ void sort_runs(std::vector<TopicPartition>& list, Less less) {
   }
 }
 
-// Each member's list in TopicPartition order (topic name, then partition),
-// comparing topics by their rank among the metadata's names (already in
-// name order) instead of comparing the names.
-void sort_lists(GroupAssignment& out, const GroupSnapshot& group) {
-  const auto topics = metadata_topics(group);
-  std::vector<int> rank(Topic::count(), -1);
-  for (std::size_t i = 0; i < topics.size(); ++i) rank[topics[i].first.id()] = static_cast<int>(i);
-  const auto key = [&](const TopicPartition& tp) { return std::pair(rank[tp.topic.id()], tp.partition); };
-  for (auto& [m, list] : out) {
-    const bool known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return rank[tp.topic.id()] >= 0; });
-    if (known) sort_runs(list, [&](const auto& a, const auto& b) { return key(a) < key(b); });
+// Puts a member's list in TopicPartition order (topic name, then
+// partition), comparing topics by their rank among the metadata's names
+// (already in name order) instead of comparing the names.
+class ListOrder {
+ public:
+  explicit ListOrder(const GroupSpec& group) {
+    const auto topics = metadata_topics(group);  // interned before the table is sized
+    rank_.assign(Topic::count(), -1);
+    for (std::size_t i = 0; i < topics.size(); ++i) rank_[topics[i].first.id()] = static_cast<int>(i);
+  }
+  bool known(const TopicPartition& tp) const { return tp.topic.id() < rank_.size() && rank_[tp.topic.id()] >= 0; }
+  bool before(const TopicPartition& a, const TopicPartition& b) const {
+    if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
+    return rank_[a.topic.id()] < rank_[b.topic.id()];
+  }
+  // Whether every partition's topic is in the metadata and passes `keep`,
+  // and the list is in order: one pass, ranks looked up where topics change.
+  template <class Keep>
+  bool in_order(const std::vector<TopicPartition>& list, Keep keep) const {
+    if (list.empty()) return true;
+    Topic topic = list[0].topic;
+    if (!known(list[0]) || !keep(topic)) return false;
+    int rank = rank_[topic.id()], partition = list[0].partition;
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      const auto& tp = list[i];
+      if (tp.topic == topic) {
+        if (tp.partition < partition) return false;
+      } else {
+        if (!known(tp) || !keep(tp.topic) || rank_[tp.topic.id()] < rank) return false;
+        topic = tp.topic;
+        rank = rank_[topic.id()];
+      }
+      partition = tp.partition;
+    }
+    return true;
+  }
+  void sort(std::vector<TopicPartition>& list) const {
+    const bool all_known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return known(tp); });
+    if (all_known) sort_runs(list, [&](const auto& a, const auto& b) { return before(a, b); });
     else std::sort(list.begin(), list.end());
   }
+  SharedPartitions sorted(std::vector<TopicPartition> list) const {
+    sort(list);
+    return std::make_shared<const std::vector<TopicPartition>>(std::move(list));
+  }
+
+ private:
+  std::vector<int> rank_;  // by Topic::id(): place among the metadata's names, or -1
+};
+
+const SharedPartitions& no_partitions() {
+  static const SharedPartitions empty = std::make_shared<const std::vector<TopicPartition>>();
+  return empty;
 }
 
 bool homogeneous(const Subscriptions& subscriptions) {
@@ -121,17 +162,28 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
 // outside the metadata is not flagged.
 class OwnedFlags {
  public:
-  explicit OwnedFlags(const GroupSnapshot& group) {
+  explicit OwnedFlags(const GroupSpec& group) {
     const auto topics = metadata_topics(group);
     flags_.resize(Topic::count());
     counts_.assign(Topic::count(), 0);
     for (const auto& [topic, n] : topics) counts_[topic.id()] = n;
     for (const auto& m : group.members)
-      for (const auto& tp : m.owned) mark(tp);
+      for (const auto& tp : m.owned()) mark(tp);
   }
-  bool owned(Topic t, int p) const {
+  // Appends topic t's partitions nobody owns to `out`.
+  template <class Runs>
+  void append_unowned(Topic t, int partitions, Runs& out) const {
     const auto& f = flags_[t.id()];
-    return !f.empty() && f[static_cast<std::size_t>(p)] != 0;
+    if (f.empty()) {
+      out.push(TopicPartition{t, 0}, partitions);
+      return;
+    }
+    for (int p = 0; p < partitions;) {
+      while (p < partitions && f[static_cast<std::size_t>(p)] != 0) ++p;
+      const int first = p;
+      while (p < partitions && f[static_cast<std::size_t>(p)] == 0) ++p;
+      if (p > first) out.push(TopicPartition{t, first}, p - first);
+    }
   }
 
  private:
@@ -146,39 +198,92 @@ class OwnedFlags {
   std::vector<int> counts_;
 };
 
-GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
-  GroupAssignment out;
-  const std::set<std::string> subscribed(group.members[0].topics.begin(), group.members[0].topics.end());
+// A member that keeps exactly its quota, all of subscribed topics, in
+// order, gets its current list back, shared (as Kafka's builder returns the
+// member's own assignment object); the others get new lists.
+// Partitions to deal, in order, as runs of consecutive partitions of a topic:
+// a topic nobody owns is one run, so dealing writes lists without reading
+// a list of every partition (issue 16).
+class PartitionRuns {
+ public:
+  void push(TopicPartition first, int count) {
+    if (count <= 0) return;
+    if (!runs_.empty()) {
+      auto& [last, n] = runs_.back();
+      if (last.topic == first.topic && last.partition + n == first.partition) {
+        n += count;
+        size_ += static_cast<std::size_t>(count);
+        return;
+      }
+    }
+    runs_.emplace_back(first, count);
+    size_ += static_cast<std::size_t>(count);
+  }
+  std::size_t size() const { return size_; }
+  // Moves the next `count` partitions (at most what is left) to `out`.
+  void take(std::size_t count, std::vector<TopicPartition>& out) {
+    while (count > 0 && next_run_ < runs_.size()) {
+      const auto& [first, n] = runs_[next_run_];
+      const int from = first.partition + used_;
+      const int k = static_cast<int>(std::min(count, static_cast<std::size_t>(n - used_)));
+      for (int p = from; p < from + k; ++p) out.push_back(TopicPartition{first.topic, p});
+      count -= static_cast<std::size_t>(k);
+      taken_ += static_cast<std::size_t>(k);
+      used_ += k;
+      if (used_ == n) {
+        ++next_run_;
+        used_ = 0;
+      }
+    }
+  }
+  bool all_taken() const { return taken_ == size_; }
+
+ private:
+  std::vector<std::pair<TopicPartition, int>> runs_;  // first partition, count
+  std::size_t size_ = 0, taken_ = 0, next_run_ = 0;
+  int used_ = 0;  // of runs_[next_run_]
+};
+
+TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order) {
+  TargetAssignment out(group.members.size(), no_partitions());
+  const auto& first = *group.members[0].topics;
+  const std::set<std::string> subscribed(first.begin(), first.end());
   if (subscribed.empty()) return out;
   const OwnedFlags assigned(group);
   std::vector<int> slot(Topic::count(), -1);                    // by_topic's
   std::vector<char> is_subscribed(Topic::count(), 0);           // by Topic::id()
   for (const auto& t : subscribed) is_subscribed[Topic(t).id()] = 1;  // interned by OwnedFlags
   // Unassigned partitions, topics in id-set order.
-  std::vector<TopicPartition> unassigned;
+  PartitionRuns unassigned;
   int total = 0;
-  for (const auto& t : topic_id_order(group, {subscribed.begin(), subscribed.end()})) {
-    const int n = group.topics.at(t);
-    const Topic topic(t);
-    for (int p = 0; p < n; ++p)
-      if (!assigned.owned(topic, p)) unassigned.push_back(TopicPartition{topic, p});
-    total += n;
-  }
+  for (const auto& t : subscribed) total += group.topics.at(t);
+  for (const auto& t : topic_id_order(group.topic_order, {subscribed.begin(), subscribed.end()}))
+    assigned.append_unowned(Topic(t), group.topics.at(t), unassigned);
   const int members = static_cast<int>(group.members.size());
   const int min_quota = total / members;
   int extra = total % members;
   // Keep what fits the quota, in the member's topic order; the rest joins
   // the unassigned list. Unsubscribed topics are dropped.
-  std::vector<std::pair<std::vector<TopicPartition>*, int>> unfilled;  // member's list, remaining quota
-  for (const auto& m : group.members) {
+  std::vector<std::vector<TopicPartition>> lists(group.members.size());
+  std::vector<char> changed(group.members.size(), 0);
+  std::vector<std::pair<std::size_t, int>> unfilled;  // member, remaining quota
+  for (std::size_t i = 0; i < group.members.size(); ++i) {
+    const auto& m = group.members[i];
     int quota = min_quota;
     if (extra > 0) {
       ++quota;
       --extra;
     }
-    auto& mine = out[m.member_id];
+    const auto& owned = m.owned();
+    const auto subscribed_to = [&](Topic t) { return is_subscribed[t.id()] != 0; };
+    if (static_cast<int>(owned.size()) == quota && order.in_order(owned, subscribed_to)) {
+      if (m.assignment) out[i] = m.assignment;
+      continue;
+    }
+    changed[i] = 1;
+    auto& mine = lists[i];
     mine.reserve(static_cast<std::size_t>(quota));
-    for (const auto& [topic, partitions] : by_topic(m.owned, slot)) {
+    for (const auto& [topic, partitions] : by_topic(owned, slot)) {
       if (!is_subscribed[topic.id()]) continue;
       if (static_cast<int>(partitions.size()) <= quota) {
         quota -= static_cast<int>(partitions.size());
@@ -190,20 +295,16 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
           --quota;
           mine.push_back(TopicPartition{topic, p});
         } else {
-          unassigned.push_back(TopicPartition{topic, p});
+          unassigned.push(TopicPartition{topic, p}, 1);
         }
       }
     }
-    if (quota > 0) unfilled.emplace_back(&mine, quota);
+    if (quota > 0) unfilled.emplace_back(i, quota);
   }
-  std::size_t next = 0;
-  for (const auto& [mine, quota] : unfilled) {
-    const std::size_t take = std::min(static_cast<std::size_t>(quota), unassigned.size() - next);
-    mine->insert(mine->end(), unassigned.begin() + static_cast<std::ptrdiff_t>(next),
-                 unassigned.begin() + static_cast<std::ptrdiff_t>(next + take));
-    next += take;
-  }
-  if (next < unassigned.size()) throw AssignorError("Partitions were left unassigned");
+  for (const auto& [i, quota] : unfilled) unassigned.take(static_cast<std::size_t>(quota), lists[i]);
+  if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
+  for (std::size_t i = 0; i < lists.size(); ++i)
+    if (changed[i]) out[i] = order.sorted(std::move(lists[i]));
   return out;
 }
 
@@ -220,9 +321,9 @@ GroupAssignment homogeneous_uniform(const GroupSnapshot& group) {
 // seconds at 1,000 members x 50,000 partitions (issue 16).
 class HeterogeneousBuilder {
  public:
-  HeterogeneousBuilder(const GroupSnapshot& group, const Subscriptions& subscriptions,
-                       const std::vector<std::string>& id_order)
-      : group_(group), subscription_of_(subscriptions.of), sizes_(group.members.size(), 0) {
+  HeterogeneousBuilder(const GroupSpec& group, const Subscriptions& subscriptions,
+                       const std::vector<std::string>& id_order, const ListOrder& order)
+      : group_(group), order_(order), subscription_of_(subscriptions.of), sizes_(group.members.size(), 0) {
     std::map<std::string_view, int> index;  // topic name -> index in topics_
     for (const auto* list : subscriptions.lists) {
       subscriptions_.emplace_back();
@@ -246,8 +347,8 @@ class HeterogeneousBuilder {
     scratch_end_.assign(group.members.size() + 1, 0);
   }
 
-  GroupAssignment build() {
-    GroupAssignment out;
+  TargetAssignment build() {
+    TargetAssignment out(group_.members.size(), no_partitions());
     if (topics_.empty()) return out;
     keep_owned();
     // Deal the unassigned partitions.
@@ -335,13 +436,13 @@ class HeterogeneousBuilder {
     std::size_t flagged = subscriptions_.size();  // the subscription `subscribed` holds
     for (std::size_t i = 0; i < group_.members.size(); ++i) {
       const auto& m = group_.members[i];
-      if (m.owned.empty()) continue;
+      if (m.owned().empty()) continue;
       if (flagged != subscription_of_[i]) {
         flagged = subscription_of_[i];
         std::fill(subscribed.begin(), subscribed.end(), 0);
         for (int k : subscriptions_[flagged]) subscribed[static_cast<std::size_t>(k)] = 1;
       }
-      for (const auto& tp : m.owned) {
+      for (const auto& tp : m.owned()) {
         const int k = tp.topic.id() < topic_index_.size() ? topic_index_[tp.topic.id()] : -1;
         if (k < 0 || !subscribed[static_cast<std::size_t>(k)]) continue;
         auto& o = owners(k);
@@ -352,18 +453,14 @@ class HeterogeneousBuilder {
     }
   }
 
-  // Each member's list, topics in first-seen order, partitions ascending.
-  void write(GroupAssignment& out) const {
+  // Each member's list in TopicPartition order.
+  void write(TargetAssignment& out) const {
     std::vector<std::vector<TopicPartition>> lists(group_.members.size());
     for (std::size_t k = 0; k < topics_.size(); ++k)
       for (std::size_t p = 0; p < owners_[k].size(); ++p)
         if (const int o = owners_[k][p]; o >= 0)
           lists[static_cast<std::size_t>(o)].push_back(TopicPartition{handles_[k], static_cast<int>(p)});
-    for (std::size_t i = 0; i < group_.members.size(); ++i) {
-      auto& list = out[group_.members[i].member_id];
-      if (list.empty()) list = std::move(lists[i]);
-      else list.insert(list.end(), lists[i].begin(), lists[i].end());  // a member id given twice
-    }
+    for (std::size_t i = 0; i < group_.members.size(); ++i) out[i] = order_.sorted(std::move(lists[i]));
   }
 
   // Partitions per subscriber, descending; subscribers, ascending; topic id.
@@ -453,7 +550,8 @@ class HeterogeneousBuilder {
     return moved;
   }
 
-  const GroupSnapshot& group_;
+  const GroupSpec& group_;
+  const ListOrder& order_;
   std::vector<std::string> topics_;               // subscribed, in first-seen order
   std::vector<Topic> handles_;                    // ... as handles
   std::vector<int> partitions_;                   // ... their partition counts
@@ -475,12 +573,13 @@ class RangeSubscribers {
  public:
   using List = std::vector<TopicPartition>;
 
-  RangeSubscribers(const GroupSnapshot& group, const Subscriptions& subscriptions, GroupAssignment& out)
+  RangeSubscribers(const GroupSpec& group, const Subscriptions& subscriptions, std::vector<List>& out)
       : lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()) {
     int rank = 0;
-    for (const auto* m : sorted_members(group)) {
-      const auto s = subscriptions.of[static_cast<std::size_t>(m - group.members.data())];
-      List* mine = &out[m->member_id];
+    for (const auto* m : sorted_by_instance_then_member(group.members)) {
+      const auto i = static_cast<std::size_t>(m - group.members.data());
+      const auto s = subscriptions.of[i];
+      List* mine = &out[i];
       by_rank_.push_back(mine);
       if (lists_[s].empty() || lists_[s].back() != mine) {
         lists_[s].push_back(mine);
@@ -532,9 +631,9 @@ class RangeSubscribers {
 
 // Topic ids ascending (Uuid.compareTo): the snapshot's `topic_uuid_order`
 // when given, else the simulator's ids (names' Java string hashes) ascending.
-std::vector<std::string> topic_uuid_order(const GroupSnapshot& group, const std::set<std::string>& subscribed) {
+std::vector<std::string> topic_uuid_order(const std::vector<std::string>& given_order, const std::set<std::string>& subscribed) {
   std::vector<std::string> out;
-  for (const auto& t : group.topic_uuid_order)
+  for (const auto& t : given_order)
     if (subscribed.count(t) != 0) out.push_back(t);
   std::vector<std::string> rest;
   for (const auto& t : subscribed)
@@ -546,10 +645,10 @@ std::vector<std::string> topic_uuid_order(const GroupSnapshot& group, const std:
   return out;
 }
 
-std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::vector<std::string>& subscribed) {
+std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed) {
   std::vector<std::string> out;
-  if (!group.topic_order.empty()) {
-    for (const auto& t : group.topic_order)
+  if (!given_order.empty()) {
+    for (const auto& t : given_order)
       if (std::find(subscribed.begin(), subscribed.end(), t) != subscribed.end()) out.push_back(t);
     for (const auto& t : subscribed)  // any the given order leaves out, by name
       if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
@@ -561,23 +660,58 @@ std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::v
   return out;
 }
 
-GroupAssignment UniformAssignor::assign(const GroupSnapshot& group) const {
-  const auto subscriptions = subscriptions_of(group);
-  const auto subscribed = subscribed_topics(group, subscriptions);
-  if (group.members.empty()) return {};
-  GroupAssignment out = homogeneous(subscriptions)
-                            ? homogeneous_uniform(group)
-                            : HeterogeneousBuilder(group, subscriptions, topic_uuid_order(group, subscribed)).build();
-  sort_lists(out, group);
+const std::vector<TopicPartition>& GroupSpec::Member::owned() const {
+  return assignment ? *assignment : *no_partitions();
+}
+
+GroupSpec group_spec(const GroupSnapshot& group) {
+  GroupSpec spec;
+  spec.topics = group.topics;
+  spec.topic_order = group.topic_order;
+  spec.topic_uuid_order = group.topic_uuid_order;
+  spec.members.reserve(group.members.size());
+  for (const auto& m : group.members) {
+    GroupSpec::Member s{m.member_id, m.instance_id, nullptr, nullptr};
+    if (!spec.members.empty() && *spec.members.back().topics == m.topics) s.topics = spec.members.back().topics;
+    else s.topics = std::make_shared<const std::vector<std::string>>(m.topics);
+    if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(m.owned);
+    spec.members.push_back(std::move(s));
+  }
+  spec.homogeneous = homogeneous(subscriptions_of(spec));
+  return spec;
+}
+
+GroupAssignment ServerAssignor::assign(const GroupSnapshot& group) const {
+  const auto spec = group_spec(group);
+  const auto target = assign(spec);
+  GroupAssignment out;
+  for (std::size_t i = 0; i < spec.members.size(); ++i) {
+    auto& list = out[spec.members[i].member_id];
+    const auto& mine = *target[i];
+    if (list.empty()) {
+      list = mine;
+    } else {  // a member id given twice (a spec's are unique): both lists, in order
+      list.insert(list.end(), mine.begin(), mine.end());
+      std::sort(list.begin(), list.end());
+    }
+  }
   return out;
 }
 
-GroupAssignment ServerRangeAssignor::assign(const GroupSnapshot& group) const {
+TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
   const auto subscribed = subscribed_topics(group, subscriptions);
-  GroupAssignment out;
-  for (const auto& m : group.members) out[m.member_id];
-  const RangeSubscribers subscribers(group, subscriptions, out);
+  if (group.members.empty()) return {};
+  const ListOrder order(group);
+  if (group.homogeneous) return homogeneous_uniform(group, order);
+  return HeterogeneousBuilder(group, subscriptions, topic_uuid_order(group.topic_uuid_order, subscribed), order).build();
+}
+
+TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
+  const auto subscriptions = subscriptions_of(group);
+  const auto subscribed = subscribed_topics(group, subscriptions);
+  std::vector<std::vector<TopicPartition>> lists(group.members.size());
+  const RangeSubscribers subscribers(group, subscriptions, lists);
   for (const auto& t : subscribed) {
     const auto& subs = subscribers.of(t);
     if (subs.empty()) continue;
@@ -593,6 +727,10 @@ GroupAssignment ServerRangeAssignor::assign(const GroupSnapshot& group) const {
       for (int p = 0; p < count; ++p) mine.push_back(TopicPartition{topic, next++});
     }
   }
+  TargetAssignment out;
+  out.reserve(lists.size());
+  for (auto& list : lists)  // topics in name order, partitions ascending: in order already
+    out.push_back(list.empty() ? no_partitions() : std::make_shared<const std::vector<TopicPartition>>(std::move(list)));
   return out;
 }
 

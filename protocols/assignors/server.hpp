@@ -5,6 +5,7 @@
 
 #include "protocols/assignors/assignor.hpp"
 
+#include <memory>
 #include <set>
 #include <stdexcept>
 
@@ -21,27 +22,68 @@ struct AssignorError : std::runtime_error {
 // `group.topic_order` when given (a vector file states the test's); else the
 // simulator's topic ids, which are the names' Java string hashes (Kafka's are
 // random UUIDs, so any fixed order is as faithful).
-std::vector<std::string> topic_id_order(const GroupSnapshot& group, const std::vector<std::string>& subscribed);
-std::vector<std::string> topic_uuid_order(const GroupSnapshot& group, const std::set<std::string>& subscribed);
+std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed);
+std::vector<std::string> topic_uuid_order(const std::vector<std::string>& given_order, const std::set<std::string>& subscribed);
+
+// A member's partitions, shared between the spec and the answer: Kafka's
+// assignors hand back a member's current assignment object when it does not
+// change, so a rebalance that moves little copies little (issue 16).
+using SharedPartitions = std::shared_ptr<const std::vector<TopicPartition>>;
+
+// Kafka's GroupSpec (coordinator-group api.assignor): what the coordinator
+// hands a broker-side assignor, kept by the coordinator rather than rebuilt
+// per call. Members in the coordinator's iteration order, with unique ids;
+// members subscribing alike may share one topic list.
+struct GroupSpec {
+  struct Member {
+    std::string member_id;
+    std::optional<std::string> instance_id;
+    std::shared_ptr<const std::vector<std::string>> topics;  // subscribed topic names; never null
+    SharedPartitions assignment;                             // current target; null: nothing
+    const std::vector<TopicPartition>& owned() const;
+  };
+  std::map<std::string, int> topics;  // metadata: topic -> partition count
+  std::vector<Member> members;
+  bool homogeneous = true;  // SubscriptionType.HOMOGENEOUS: every member subscribes to the same set
+  std::vector<std::string> topic_order, topic_uuid_order;  // as GroupSnapshot's
+};
+
+// One list per member of the spec, in its order; never null.
+using TargetAssignment = std::vector<SharedPartitions>;
+
+// The spec of a snapshot: equal consecutive subscriptions shared, the
+// subscription type computed, owned partitions copied into shared lists.
+GroupSpec group_spec(const GroupSnapshot& group);
+
+// A broker-side assignor: answers a GroupSpec; a snapshot goes through
+// group_spec (member ids given twice: their lists joined and sorted).
+class ServerAssignor : public Assignor {
+ public:
+  using Assignor::assign;
+  GroupAssignment assign(const GroupSnapshot& group) const final;
+  virtual TargetAssignment assign(const GroupSpec& spec) const = 0;
+};
 
 // UniformAssignor: homogeneous subscriptions -> UniformHomogeneousAssignmentBuilder
 // (keep what fits the quota, deal the rest to members under quota);
 // heterogeneous -> UniformHeterogeneousAssignmentBuilder (balance first,
 // then stickiness). Members in the snapshot's order (the coordinator's
 // iteration order).
-class UniformAssignor final : public Assignor {
+class UniformAssignor final : public ServerAssignor {
  public:
+  using ServerAssignor::assign;
   std::string_view name() const override { return "uniform"; }
-  GroupAssignment assign(const GroupSnapshot& group) const override;
+  TargetAssignment assign(const GroupSpec& spec) const override;
 };
 
 // The broker-side RangeAssignor: per topic, subscribers sorted (instance id
 // first, then member id), contiguous ranges, the first P % k one extra; not
 // sticky in the Kafka snapshot modelled.
-class ServerRangeAssignor final : public Assignor {
+class ServerRangeAssignor final : public ServerAssignor {
  public:
+  using ServerAssignor::assign;
   std::string_view name() const override { return "range"; }
-  GroupAssignment assign(const GroupSnapshot& group) const override;
+  TargetAssignment assign(const GroupSpec& spec) const override;
 };
 
 // A built-in broker-side (consumer family) assignor by name, or nullptr.

@@ -254,6 +254,44 @@ TEST_CASE("server range: subscribers per subscription, merged in sorted order wh
   CHECK(a.at("e") == std::vector<TP>{{"z", 1}});
 }
 
+// Kafka's builders hand back a member's own assignment object when it does
+// not change: a member that keeps exactly its quota, in order, gets its list
+// back (the same object); a member that gains or whose list was out of order
+// gets a new one. The answer is the snapshot path's either way.
+TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a changed one is new") {
+  using TP = protocols::TopicPartition;
+  protocols::GroupSnapshot g;
+  g.topics = {{"a", 7}, {"b", 3}};
+  for (const char* id : {"m0", "m1", "m2", "m3"}) g.members.push_back({id, std::nullopt, std::nullopt, {"a", "b"}, {}, -1});
+  const protocols::UniformAssignor uniform;
+  const auto fresh = protocols::group_spec(g);
+  const auto first = uniform.assign(fresh);
+  REQUIRE(first.size() == 4);
+  CHECK(*first[0] == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}});  // quotas 3, 3, 2, 2 dealt in order
+  CHECK(*first[3] == std::vector<TP>{{"b", 1}, {"b", 2}});
+  auto later = fresh;
+  for (std::size_t i = 0; i < 4; ++i) later.members[i].assignment = first[i];
+  later.members.pop_back();  // m3 leaves: quotas 4, 3, 3
+  const auto second = uniform.assign(later);
+  CHECK(second[1] == first[1]);  // kept its quota of 3: the same object
+  CHECK(second[0] != first[0]);  // gained one
+  CHECK(second[2] != first[2]);  // gained one
+  CHECK(*second[0] == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 1}});
+  CHECK(*second[2] == std::vector<TP>{{"a", 6}, {"b", 0}, {"b", 2}});
+  // A list out of order is answered in order, in a new list.
+  auto reversed = later;
+  reversed.members[1].assignment = std::make_shared<const std::vector<TP>>(std::vector<TP>{{"a", 5}, {"a", 4}, {"a", 3}});
+  const auto third = uniform.assign(reversed);
+  CHECK(third[1] != reversed.members[1].assignment);
+  CHECK(*third[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"a", 5}});
+  // The snapshot path answers the same.
+  protocols::GroupSnapshot s = g;
+  s.members.pop_back();
+  for (std::size_t i = 0; i < 3; ++i) s.members[i].owned = *first[i];
+  const auto by_snapshot = uniform.assign(s);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(by_snapshot.at(s.members[i].member_id) == *second[i]);
+}
+
 TEST_CASE("roundrobin deals partitions of all topics in name order, skipping non-subscribers") {
   protocols::GroupSnapshot g;
   g.topics = {{"x", 3}, {"y", 2}};

@@ -159,6 +159,27 @@ protocols::GroupAssignment deal(const protocols::GroupSnapshot& g) {
   return out;
 }
 
+// The same for a broker-side assignor's answer: a new shared list per member.
+protocols::TargetAssignment deal(const protocols::GroupSpec& spec) {
+  std::vector<std::vector<protocols::TopicPartition>> lists(spec.members.size());
+  std::vector<std::vector<protocols::TopicPartition>*> each;
+  for (auto& l : lists) each.push_back(&l);
+  protocols::PartitionSequence all;
+  for (const auto& [name, n] : spec.topics) all.add(protocols::Topic(name), n);
+  all.deal(each);
+  protocols::TargetAssignment out;
+  out.reserve(lists.size());
+  for (auto& l : lists) out.push_back(std::make_shared<const std::vector<protocols::TopicPartition>>(std::move(l)));
+  return out;
+}
+
+// A spec whose members own what `target` gives them (the coordinator keeps
+// the target assignment: the same lists, not copies).
+protocols::GroupSpec owning(protocols::GroupSpec spec, const protocols::TargetAssignment& target) {
+  for (std::size_t i = 0; i < spec.members.size(); ++i) spec.members[i].assignment = target[i];
+  return spec;
+}
+
 template <class F>
 double median_ms(F&& f, int repeats) {
   std::vector<double> ms;
@@ -178,12 +199,33 @@ std::unique_ptr<protocols::Assignor> make_bench_assignor(const std::string& name
   return protocols::make_classic_assignor(name);
 }
 
+// Times a broker-side assignor on the GroupSpec the coordinator keeps (built
+// once, as Kafka's benchmark builds its GroupSpec before measuring); "after
+// one leaves" owns the fresh answer's lists, as the coordinator's target does.
+struct Timings {
+  double fresh, one_leaves, baseline;
+};
+Timings time_server(const protocols::ServerAssignor& assignor, const protocols::GroupSnapshot& fresh, int repeats) {
+  const auto spec = protocols::group_spec(fresh);
+  auto later = owning(spec, assignor.assign(spec));
+  later.members.pop_back();
+  return {median_ms([&] { (void)assignor.assign(spec); }, repeats),
+          median_ms([&] { (void)assignor.assign(later); }, repeats), median_ms([&] { (void)deal(spec); }, repeats)};
+}
+
+Timings time_classic(const protocols::Assignor& assignor, const protocols::GroupSnapshot& fresh, int repeats) {
+  const auto later = after_one_leaves(fresh, assignor.assign(fresh));
+  return {median_ms([&] { (void)assignor.assign(fresh); }, repeats),
+          median_ms([&] { (void)assignor.assign(later); }, repeats), median_ms([&] { (void)deal(fresh); }, repeats)};
+}
+
 void bench_assignors(const std::vector<std::string>& names) {
   struct Size {
     int members, partitions;
   };
   const std::vector<Size> sizes{{10, 1000}, {100, 10000}, {1000, 100000}};
-  fmt::print("assignors: median ms (fresh / after one member leaves); baseline = building the output alone\n");
+  fmt::print("assignors: median ms (fresh / after one member leaves); baseline = building the output alone\n"
+             "  (broker-side uniform and server-range: on a prebuilt GroupSpec, answering shared lists)\n");
   fmt::print("  {:<12} {:>6} {:>7} {:>6} {:>10} {:>10} {:>10} {:>12}\n", "assignor", "members", "partitions", "topics",
              "fresh", "one leaves", "baseline", "us/partition");
   for (const auto& name : names) {
@@ -192,11 +234,8 @@ void bench_assignors(const std::vector<std::string>& names) {
       for (const auto& size : sizes) {
         const int repeats = size.partitions >= 100000 ? 7 : 21;
         const auto fresh = make_group(size.members, size.partitions, topics);
-        const auto first = assignor->assign(fresh);
-        const auto later = after_one_leaves(fresh, first);
-        const double a = median_ms([&] { (void)assignor->assign(fresh); }, repeats);
-        const double b = median_ms([&] { (void)assignor->assign(later); }, repeats);
-        const double base = median_ms([&] { (void)deal(fresh); }, repeats);
+        const auto* server = dynamic_cast<const protocols::ServerAssignor*>(assignor.get());
+        const auto [a, b, base] = server != nullptr ? time_server(*server, fresh, repeats) : time_classic(*assignor, fresh, repeats);
         fmt::print("  {:<12} {:>7} {:>10} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>12.3f}\n", name, size.members,
                    size.partitions, topics, a, b, base, a * 1000.0 / size.partitions);
       }
@@ -247,10 +286,10 @@ std::vector<std::vector<std::string>> kafka_subscriptions(int members, const std
   return out;
 }
 
-// The snapshot Kafka's benchmark measures: full, or incremental (members - 1
+// The GroupSpec Kafka's benchmark measures: full, or incremental (members - 1
 // owning a full run's assignment, then "newMember").
-protocols::GroupSnapshot kafka_group(const protocols::Assignor& assignor, int members, int ratio, int topics,
-                                     bool heterogeneous, bool incremental) {
+protocols::GroupSpec kafka_group(const protocols::ServerAssignor& assignor, int members, int ratio, int topics,
+                                 bool heterogeneous, bool incremental) {
   protocols::GroupSnapshot g;
   const auto names = topic_names(topics);
   for (const auto& t : names) g.topics[t] = members * ratio / topics;
@@ -262,17 +301,17 @@ protocols::GroupSnapshot kafka_group(const protocols::Assignor& assignor, int me
     s.topics = std::move(subscriptions[static_cast<std::size_t>(i)]);
     g.members.push_back(std::move(s));
   }
-  if (!incremental) return g;
-  const auto first = assignor.assign(g);
-  for (auto& m : g.members) {
-    m.owned = first.at(m.member_id);
-    m.generation = 1;
-  }
+  if (!incremental) return protocols::group_spec(g);
   protocols::MemberSubscription joining;
   joining.member_id = "newMember";
   joining.topics = heterogeneous ? g.members.back().topics : names;
-  g.members.push_back(std::move(joining));
-  return g;
+  auto spec = protocols::group_spec(g);
+  spec = owning(spec, assignor.assign(spec));
+  g.members = {std::move(joining)};
+  auto joined = protocols::group_spec(g).members.front();
+  if (*joined.topics == *spec.members.back().topics) joined.topics = spec.members.back().topics;
+  spec.members.push_back(std::move(joined));
+  return spec;
 }
 
 void bench_kafka_grid(const KafkaGrid& grid) {
@@ -281,7 +320,9 @@ void bench_kafka_grid(const KafkaGrid& grid) {
   fmt::print("  {:<12} {:<13} {:<11} {:>7} {:>5} {:>6} {:>10} {:>10} {:>10} {:>9}\n", "assignor", "subscription",
              "assignment", "members", "ratio", "topics", "partitions", "ms", "baseline", "x baseline");
   for (const auto& name : grid.assignors) {
-    const auto assignor = make_bench_assignor(name);
+    const auto owned_assignor = make_bench_assignor(name);
+    const auto* assignor = dynamic_cast<const protocols::ServerAssignor*>(owned_assignor.get());
+    if (assignor == nullptr) throw std::runtime_error("kafka-grid: " + name + " is not a broker-side assignor");
     for (bool heterogeneous : {false, true})
       for (bool incremental : {false, true})
         for (int members : grid.members)
