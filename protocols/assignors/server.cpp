@@ -82,7 +82,8 @@ class ListOrder {
     rank_.assign(Topic::count(), -1);
     for (std::size_t i = 0; i < topics.size(); ++i) rank_[topics[i].first.id()] = static_cast<int>(i);
   }
-  bool known(const TopicPartition& tp) const { return tp.topic.id() < rank_.size() && rank_[tp.topic.id()] >= 0; }
+  bool known(const TopicPartition& tp) const { return rank(tp.topic) >= 0; }
+  int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
   bool before(const TopicPartition& a, const TopicPartition& b) const {
     if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
     return rank_[a.topic.id()] < rank_[b.topic.id()];
@@ -109,6 +110,7 @@ class ListOrder {
     return true;
   }
   void sort(std::vector<TopicPartition>& list) const {
+    if (in_order(list, [](Topic) { return true; })) return;  // the usual case: one cheap pass
     const bool all_known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return known(tp); });
     if (all_known) sort_runs(list, [&](const auto& a, const auto& b) { return before(a, b); });
     else std::sort(list.begin(), list.end());
@@ -159,7 +161,8 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
 // Owned partitions as a flag per partition, by topic handle: a set of them,
 // rebuilt at every target, was most of a large group's run, and a name
 // lookup per partition the most of what remained (issue 16). A partition
-// outside the metadata is not flagged.
+// outside the metadata is not flagged. Members are marked one by one
+// (`mark`), each list read once.
 class OwnedFlags {
  public:
   explicit OwnedFlags(const GroupSpec& group) {
@@ -167,8 +170,6 @@ class OwnedFlags {
     flags_.resize(Topic::count());
     counts_.assign(Topic::count(), 0);
     for (const auto& [topic, n] : topics) counts_[topic.id()] = n;
-    for (const auto& m : group.members)
-      for (const auto& tp : m.owned()) mark(tp);
   }
   // Appends topic t's partitions nobody owns to `out`.
   template <class Runs>
@@ -186,14 +187,35 @@ class OwnedFlags {
     }
   }
 
- private:
-  void mark(const TopicPartition& tp) {
-    const int n = counts_[tp.topic.id()];
-    if (tp.partition < 0 || tp.partition >= n) return;
-    auto& f = flags_[tp.topic.id()];
-    if (f.empty()) f.assign(static_cast<std::size_t>(n), 0);
-    f[static_cast<std::size_t>(tp.partition)] = 1;
+  // Flags a member's partitions, a run of one topic's at a time (the tables
+  // looked up once per run, not per partition); returns whether the list
+  // is in `order` with every topic one `keep` accepts, found in the same pass.
+  template <class Keep>
+  bool mark(const std::vector<TopicPartition>& owned, const ListOrder& order, Keep keep) {
+    bool as_is = true;
+    int last_rank = -1;
+    for (std::size_t i = 0; i < owned.size();) {
+      const Topic topic = owned[i].topic;
+      std::size_t end = i + 1;
+      while (end < owned.size() && owned[end].topic == topic) ++end;
+      const int rank = order.rank(topic);
+      as_is = as_is && rank > last_rank && keep(topic);
+      last_rank = rank;
+      const int n = counts_[topic.id()];
+      auto& f = flags_[topic.id()];
+      for (int last = owned[i].partition; i < end; ++i) {
+        const int p = owned[i].partition;
+        as_is = as_is && p >= last;
+        last = p;
+        if (p < 0 || p >= n) continue;
+        if (f.empty()) f.assign(static_cast<std::size_t>(n), 0);
+        f[static_cast<std::size_t>(p)] = 1;
+      }
+    }
+    return as_is;
   }
+
+ private:
   std::vector<std::vector<char>> flags_;
   std::vector<int> counts_;
 };
@@ -220,13 +242,19 @@ class PartitionRuns {
     size_ += static_cast<std::size_t>(count);
   }
   std::size_t size() const { return size_; }
-  // Moves the next `count` partitions (at most what is left) to `out`.
-  void take(std::size_t count, std::vector<TopicPartition>& out) {
+  // Moves the next `count` partitions (at most what is left) to `out`;
+  // returns how many runs they came from.
+  int take(std::size_t count, std::vector<TopicPartition>& out) {
+    int runs = 0;
     while (count > 0 && next_run_ < runs_.size()) {
       const auto& [first, n] = runs_[next_run_];
       const int from = first.partition + used_;
       const int k = static_cast<int>(std::min(count, static_cast<std::size_t>(n - used_)));
-      for (int p = from; p < from + k; ++p) out.push_back(TopicPartition{first.topic, p});
+      const std::size_t at = out.size();
+      out.resize(at + static_cast<std::size_t>(k));  // then written in place: push_back was most of a fresh deal
+      TopicPartition* to = out.data() + at;
+      for (int j = 0; j < k; ++j) to[j] = TopicPartition{first.topic, from + j};
+      ++runs;
       count -= static_cast<std::size_t>(k);
       taken_ += static_cast<std::size_t>(k);
       used_ += k;
@@ -235,6 +263,7 @@ class PartitionRuns {
         used_ = 0;
       }
     }
+    return runs;
   }
   bool all_taken() const { return taken_ == size_; }
 
@@ -249,10 +278,14 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   const auto& first = *group.members[0].topics;
   const std::set<std::string> subscribed(first.begin(), first.end());
   if (subscribed.empty()) return out;
-  const OwnedFlags assigned(group);
+  OwnedFlags assigned(group);
   std::vector<int> slot(Topic::count(), -1);                    // by_topic's
   std::vector<char> is_subscribed(Topic::count(), 0);           // by Topic::id()
   for (const auto& t : subscribed) is_subscribed[Topic(t).id()] = 1;  // interned by OwnedFlags
+  const auto subscribed_to = [&](Topic t) { return is_subscribed[t.id()] != 0; };
+  std::vector<char> as_is(group.members.size());  // in order, every topic subscribed
+  for (std::size_t i = 0; i < group.members.size(); ++i)
+    as_is[i] = assigned.mark(group.members[i].owned(), order, subscribed_to);
   // Unassigned partitions, topics in id-set order.
   PartitionRuns unassigned;
   int total = 0;
@@ -275,8 +308,7 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
       --extra;
     }
     const auto& owned = m.owned();
-    const auto subscribed_to = [&](Topic t) { return is_subscribed[t.id()] != 0; };
-    if (static_cast<int>(owned.size()) == quota && order.in_order(owned, subscribed_to)) {
+    if (static_cast<int>(owned.size()) == quota && as_is[i]) {
       if (m.assignment) out[i] = m.assignment;
       continue;
     }
@@ -301,10 +333,17 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     }
     if (quota > 0) unfilled.emplace_back(i, quota);
   }
-  for (const auto& [i, quota] : unfilled) unassigned.take(static_cast<std::size_t>(quota), lists[i]);
+  for (const auto& [i, quota] : unfilled) {
+    const bool kept_none = lists[i].empty();
+    if (unassigned.take(static_cast<std::size_t>(quota), lists[i]) == 1 && kept_none) changed[i] = 2;
+  }
   if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
-  for (std::size_t i = 0; i < lists.size(); ++i)
-    if (changed[i]) out[i] = order.sorted(std::move(lists[i]));
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    if (changed[i] == 2)  // one run of one topic: in order as dealt
+      out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
+    else if (changed[i] == 1)
+      out[i] = order.sorted(std::move(lists[i]));
+  }
   return out;
 }
 
