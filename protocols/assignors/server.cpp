@@ -179,11 +179,12 @@ class OwnedFlags {
       out.push(TopicPartition{t, 0}, partitions);
       return;
     }
-    for (int p = 0; p < partitions;) {
-      while (p < partitions && f[static_cast<std::size_t>(p)] != 0) ++p;
-      const int first = p;
-      while (p < partitions && f[static_cast<std::size_t>(p)] == 0) ++p;
-      if (p > first) out.push(TopicPartition{t, first}, p - first);
+    const char* const begin = f.data();
+    const char* const end = begin + partitions;
+    for (const char* at = begin; at < end;) {
+      const char* first = std::find(at, end, 0);  // flags are 0 or 1
+      at = std::find(first, end, 1);
+      if (at > first) out.push(TopicPartition{t, static_cast<int>(first - begin)}, static_cast<int>(at - first));
     }
   }
 
@@ -193,24 +194,25 @@ class OwnedFlags {
   template <class Keep>
   bool mark(const std::vector<TopicPartition>& owned, const ListOrder& order, Keep keep) {
     bool as_is = true;
-    int last_rank = -1;
-    for (std::size_t i = 0; i < owned.size();) {
-      const Topic topic = owned[i].topic;
-      std::size_t end = i + 1;
-      while (end < owned.size() && owned[end].topic == topic) ++end;
-      const int rank = order.rank(topic);
-      as_is = as_is && rank > last_rank && keep(topic);
-      last_rank = rank;
-      const int n = counts_[topic.id()];
-      auto& f = flags_[topic.id()];
-      for (int last = owned[i].partition; i < end; ++i) {
-        const int p = owned[i].partition;
-        as_is = as_is && p >= last;
-        last = p;
-        if (p < 0 || p >= n) continue;
-        if (f.empty()) f.assign(static_cast<std::size_t>(n), 0);
-        f[static_cast<std::size_t>(p)] = 1;
+    int last_rank = -1, last = 0, n = 0;
+    Topic topic;
+    std::vector<char>* f = nullptr;  // topic's flags
+    for (const auto& tp : owned) {
+      if (f == nullptr || tp.topic != topic) {  // a run starts
+        topic = tp.topic;
+        const int rank = order.rank(topic);
+        as_is = as_is && rank > last_rank && keep(topic);
+        last_rank = rank;
+        last = tp.partition;
+        n = counts_[topic.id()];
+        f = &flags_[topic.id()];
       }
+      const int p = tp.partition;
+      as_is = as_is && p >= last;
+      last = p;
+      if (p < 0 || p >= n) continue;
+      if (f->empty()) f->assign(static_cast<std::size_t>(n), 0);
+      (*f)[static_cast<std::size_t>(p)] = 1;
     }
     return as_is;
   }
