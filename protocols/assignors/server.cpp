@@ -3,6 +3,7 @@
 #include "protocols/assignors/java_order.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -234,7 +235,7 @@ class PartitionRuns {
     if (count <= 0) return;
     if (!runs_.empty()) {
       auto& [last, n] = runs_.back();
-      if (last.topic == first.topic && last.partition + n == first.partition) {
+      if (last.topic == first.topic && std::int64_t{last.partition} + n == first.partition) {
         n += count;
         size_ += static_cast<std::size_t>(count);
         return;
@@ -290,10 +291,11 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     as_is[i] = assigned.mark(group.members[i].owned(), order, subscribed_to);
   // Unassigned partitions, topics in id-set order.
   PartitionRuns unassigned;
-  int total = 0;
-  for (const auto& t : subscribed) total += group.topics.at(t);
-  for (const auto& t : topic_id_order(group.topic_order, {subscribed.begin(), subscribed.end()}))
+  int total = 0;  // over the id order, as before: a topic it names twice counts twice
+  for (const auto& t : topic_id_order(group.topic_order, {subscribed.begin(), subscribed.end()})) {
     assigned.append_unowned(Topic(t), group.topics.at(t), unassigned);
+    total += group.topics.at(t);
+  }
   const int members = static_cast<int>(group.members.size());
   const int min_quota = total / members;
   int extra = total % members;
@@ -705,17 +707,17 @@ const std::vector<TopicPartition>& GroupSpec::Member::owned() const {
   return assignment ? *assignment : *no_partitions();
 }
 
-GroupSpec group_spec(const GroupSnapshot& group) {
+GroupSpec group_spec(GroupSnapshot group) {
   GroupSpec spec;
-  spec.topics = group.topics;
-  spec.topic_order = group.topic_order;
-  spec.topic_uuid_order = group.topic_uuid_order;
+  spec.topics = std::move(group.topics);
+  spec.topic_order = std::move(group.topic_order);
+  spec.topic_uuid_order = std::move(group.topic_uuid_order);
   spec.members.reserve(group.members.size());
-  for (const auto& m : group.members) {
-    GroupSpec::Member s{m.member_id, m.instance_id, nullptr, nullptr};
+  for (auto& m : group.members) {
+    GroupSpec::Member s{std::move(m.member_id), std::move(m.instance_id), nullptr, nullptr};
     if (!spec.members.empty() && *spec.members.back().topics == m.topics) s.topics = spec.members.back().topics;
-    else s.topics = std::make_shared<const std::vector<std::string>>(m.topics);
-    if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(m.owned);
+    else s.topics = std::make_shared<const std::vector<std::string>>(std::move(m.topics));
+    if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(std::move(m.owned));
     spec.members.push_back(std::move(s));
   }
   spec.homogeneous = homogeneous(subscriptions_of(spec));

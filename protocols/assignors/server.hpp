@@ -52,8 +52,8 @@ struct GroupSpec {
 using TargetAssignment = std::vector<SharedPartitions>;
 
 // The spec of a snapshot: equal consecutive subscriptions shared, the
-// subscription type computed, owned partitions copied into shared lists.
-GroupSpec group_spec(const GroupSnapshot& group);
+// subscription type computed, owned partitions moved into shared lists.
+GroupSpec group_spec(GroupSnapshot group);
 
 // A broker-side assignor: answers a GroupSpec; a snapshot goes through
 // group_spec (member ids given twice: their lists joined and sorted).

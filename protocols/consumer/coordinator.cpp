@@ -100,7 +100,9 @@ ConsumerCoordinator::Found ConsumerCoordinator::join(const HeartbeatRequest& req
 }
 
 // The server assignor, on the group spec Kafka builds: members iterated as a
-// HashMap keyed by member id, each owning its current target.
+// HashMap keyed by member id, each owning its current target. A built-in
+// assignor gets a GroupSpec (members subscribing alike share one list);
+// a plug-in, the snapshot it is sent.
 std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
   GroupSnapshot g;
   g.generation = state_.group_epoch;  // the epoch the target is computed for
@@ -122,18 +124,24 @@ std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
   }
   for (const auto& s : g.members)
     for (const auto& t : s.topics) g.topics[t] = cluster_.at(t);
-  GroupAssignment a;
+  Targets targets;
   try {
-    a = assignor_.assign(g);
+    if (const auto* server = dynamic_cast<const ServerAssignor*>(&assignor_)) {
+      const auto spec = group_spec(std::move(g));
+      const auto a = server->assign(spec);
+      for (std::size_t i = 0; i < spec.members.size(); ++i)
+        targets.emplace_back(spec.members[i].member_id, Partitions::Assignment(a[i]->begin(), a[i]->end()));
+      return targets;
+    }
+    const auto a = assignor_.assign(g);
+    for (const auto& s : g.members) {
+      Partitions::Assignment target;
+      if (auto it = a.find(s.member_id); it != a.end()) target.insert(it->second.begin(), it->second.end());
+      targets.emplace_back(s.member_id, std::move(target));
+    }
   } catch (const AssignorError& e) {
     emit("assignment-failed", {{"reason", std::string(e.what())}});
     return std::nullopt;
-  }
-  Targets targets;
-  for (const auto& s : g.members) {
-    Partitions::Assignment target;
-    if (auto it = a.find(s.member_id); it != a.end()) target.insert(it->second.begin(), it->second.end());
-    targets.emplace_back(s.member_id, std::move(target));
   }
   return targets;
 }

@@ -284,6 +284,13 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   const auto third = uniform.assign(reversed);
   CHECK(third[1] != reversed.members[1].assignment);
   CHECK(*third[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"a", 5}});
+  // A given topic order naming a topic twice deals it twice, as before the
+  // spec (Kafka's order is a set; a vector file's hint may repeat a name).
+  protocols::GroupSnapshot twice;
+  twice.topics = {{"a", 2}};
+  twice.topic_order = {"a", "a"};
+  twice.members.push_back({"m0", std::nullopt, std::nullopt, {"a"}, {}, -1});
+  CHECK(uniform.assign(twice).at("m0") == std::vector<TP>{{"a", 0}, {"a", 0}, {"a", 1}, {"a", 1}});
   // The snapshot path answers the same.
   protocols::GroupSnapshot s = g;
   s.members.pop_back();
