@@ -89,20 +89,19 @@ class ListOrder {
     if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
     return rank_[a.topic.id()] < rank_[b.topic.id()];
   }
-  // Whether every partition's topic is in the metadata and passes `keep`,
-  // and the list is in order: one pass, ranks looked up where topics change.
-  template <class Keep>
-  bool in_order(const std::vector<TopicPartition>& list, Keep keep) const {
+  // Whether every partition's topic is in the metadata and the list is in
+  // order: one pass, ranks looked up where topics change.
+  bool in_order(const std::vector<TopicPartition>& list) const {
     if (list.empty()) return true;
     Topic topic = list[0].topic;
-    if (!known(list[0]) || !keep(topic)) return false;
+    if (!known(list[0])) return false;
     int rank = rank_[topic.id()], partition = list[0].partition;
     for (std::size_t i = 1; i < list.size(); ++i) {
       const auto& tp = list[i];
       if (tp.topic == topic) {
         if (tp.partition < partition) return false;
       } else {
-        if (!known(tp) || !keep(tp.topic) || rank_[tp.topic.id()] < rank) return false;
+        if (!known(tp) || rank_[tp.topic.id()] < rank) return false;
         topic = tp.topic;
         rank = rank_[topic.id()];
       }
@@ -111,7 +110,7 @@ class ListOrder {
     return true;
   }
   void sort(std::vector<TopicPartition>& list) const {
-    if (in_order(list, [](Topic) { return true; })) return;  // the usual case: one cheap pass
+    if (in_order(list)) return;  // the usual case: one cheap pass
     const bool all_known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return known(tp); });
     if (all_known) sort_runs(list, [&](const auto& a, const auto& b) { return before(a, b); });
     else std::sort(list.begin(), list.end());
@@ -223,9 +222,6 @@ class OwnedFlags {
   std::vector<int> counts_;
 };
 
-// A member that keeps exactly its quota, all of subscribed topics, in
-// order, gets its current list back, shared (as Kafka's builder returns the
-// member's own assignment object); the others get new lists.
 // Partitions to deal, in order, as runs of consecutive partitions of a topic:
 // a topic nobody owns is one run, so dealing writes lists without reading
 // a list of every partition (issue 16).
@@ -244,7 +240,6 @@ class PartitionRuns {
     runs_.emplace_back(first, count);
     size_ += static_cast<std::size_t>(count);
   }
-  std::size_t size() const { return size_; }
   // Moves the next `count` partitions (at most what is left) to `out`;
   // returns how many runs they came from.
   int take(std::size_t count, std::vector<TopicPartition>& out) {
@@ -276,6 +271,9 @@ class PartitionRuns {
   int used_ = 0;  // of runs_[next_run_]
 };
 
+// A member that keeps exactly its quota, all of subscribed topics, in
+// order, gets its current list back, shared (as Kafka's builder returns the
+// member's own assignment object); the others get new lists.
 TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order) {
   TargetAssignment out(group.members.size(), no_partitions());
   const auto& first = *group.members[0].topics;
@@ -302,7 +300,8 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   // Keep what fits the quota, in the member's topic order; the rest joins
   // the unassigned list. Unsubscribed topics are dropped.
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
-  std::vector<char> changed(group.members.size(), 0);
+  enum class Answer : char { Shared, Sort, Dealt };  // Dealt: one run of one topic, in order as dealt
+  std::vector<Answer> answer(group.members.size(), Answer::Shared);
   std::vector<std::pair<std::size_t, int>> unfilled;  // member, remaining quota
   for (std::size_t i = 0; i < group.members.size(); ++i) {
     const auto& m = group.members[i];
@@ -316,7 +315,7 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
       if (m.assignment) out[i] = m.assignment;
       continue;
     }
-    changed[i] = 1;
+    answer[i] = Answer::Sort;
     auto& mine = lists[i];
     mine.reserve(static_cast<std::size_t>(quota));
     for (const auto& [topic, partitions] : by_topic(owned, slot)) {
@@ -339,14 +338,12 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   }
   for (const auto& [i, quota] : unfilled) {
     const bool kept_none = lists[i].empty();
-    if (unassigned.take(static_cast<std::size_t>(quota), lists[i]) == 1 && kept_none) changed[i] = 2;
+    if (unassigned.take(static_cast<std::size_t>(quota), lists[i]) == 1 && kept_none) answer[i] = Answer::Dealt;
   }
   if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
   for (std::size_t i = 0; i < lists.size(); ++i) {
-    if (changed[i] == 2)  // one run of one topic: in order as dealt
-      out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
-    else if (changed[i] == 1)
-      out[i] = order.sorted(std::move(lists[i]));
+    if (answer[i] == Answer::Dealt) out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
+    else if (answer[i] == Answer::Sort) out[i] = order.sorted(std::move(lists[i]));
   }
   return out;
 }

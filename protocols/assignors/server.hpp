@@ -31,9 +31,10 @@ std::vector<std::string> topic_uuid_order(const std::vector<std::string>& given_
 using SharedPartitions = std::shared_ptr<const std::vector<TopicPartition>>;
 
 // Kafka's GroupSpec (coordinator-group api.assignor): what the coordinator
-// hands a broker-side assignor, kept by the coordinator rather than rebuilt
-// per call. Members in the coordinator's iteration order, with unique ids;
-// members subscribing alike may share one topic list.
+// hands a broker-side assignor. Members in the coordinator's iteration
+// order, with unique ids; members subscribing alike may share one topic
+// list. Simplified: the simulator's coordinator builds it per target, where
+// Kafka's keeps it as members come and go.
 struct GroupSpec {
   struct Member {
     std::string member_id;
