@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -64,6 +65,12 @@ void sort_runs(std::vector<TopicPartition>& list, Less less) {
     if (less(list[i], list[i - 1]) && starts.size() <= kMaxRuns) starts.push_back(i);
   if (starts.size() > kMaxRuns) {
     std::sort(list.begin(), list.end(), less);
+    return;
+  }
+  constexpr std::size_t kFewAfter = 8;  // a kept list and a few dealt: insert them, no merge buffer
+  if (starts.size() == 1 && list.size() - starts[0] <= kFewAfter) {
+    for (auto at = list.begin() + static_cast<std::ptrdiff_t>(starts[0]); at != list.end(); ++at)
+      std::rotate(std::upper_bound(list.begin(), at, *at, less), at, at + 1);
     return;
   }
   for (std::size_t r = 0; r < starts.size(); ++r) {
@@ -181,9 +188,9 @@ class OwnedFlags {
     }
     const char* const begin = f.data();
     const char* const end = begin + partitions;
-    for (const char* at = begin; at < end;) {
-      const char* first = std::find(at, end, 0);  // flags are 0 or 1
-      at = std::find(first, end, 1);
+    for (const char* at = begin; at < end;) {  // memchr: glibc's is vectorized, std::find is not
+      const char* first = find(at, end, 0);     // flags are 0 or 1
+      at = find(first, end, 1);
       if (at > first) out.push(TopicPartition{t, static_cast<int>(first - begin)}, static_cast<int>(at - first));
     }
   }
@@ -191,33 +198,46 @@ class OwnedFlags {
   // Flags a member's partitions, a run of one topic's at a time (the tables
   // looked up once per run, not per partition); returns whether the list
   // is in `order` with every topic one `keep` accepts, found in the same pass.
+  // The inner loop has no branch but its end: it was most of a call after
+  // a member leaves (issue 16).
   template <class Keep>
   bool mark(const std::vector<TopicPartition>& owned, const ListOrder& order, Keep keep) {
     bool as_is = true;
-    int last_rank = -1, last = 0, n = 0;
-    Topic topic;
-    std::vector<char>* f = nullptr;  // topic's flags
-    for (const auto& tp : owned) {
-      if (f == nullptr || tp.topic != topic) {  // a run starts
-        topic = tp.topic;
-        const int rank = order.rank(topic);
-        as_is = as_is && rank > last_rank && keep(topic);
-        last_rank = rank;
-        last = tp.partition;
-        n = counts_[topic.id()];
-        f = &flags_[topic.id()];
+    int last_rank = -1;
+    const TopicPartition* at = owned.data();
+    const TopicPartition* const end = at + owned.size();
+    while (at < end) {
+      const Topic topic = at->topic;
+      const int rank = order.rank(topic);
+      as_is = as_is && rank > last_rank && keep(topic);
+      last_rank = rank;
+      const int n = counts_[topic.id()];
+      char* const f = flags(topic, n);  // slot n catches what is outside the topic
+      int last = at->partition;
+      bool ascending = true;
+      for (; at < end && at->topic == topic; ++at) {
+        const int p = at->partition;
+        ascending &= p >= last;
+        last = p;
+        f[static_cast<unsigned>(p) < static_cast<unsigned>(n) ? p : n] = 1;
       }
-      const int p = tp.partition;
-      as_is = as_is && p >= last;
-      last = p;
-      if (p < 0 || p >= n) continue;
-      if (f->empty()) f->assign(static_cast<std::size_t>(n), 0);
-      (*f)[static_cast<std::size_t>(p)] = 1;
+      as_is = as_is && ascending;
     }
     return as_is;
   }
 
  private:
+  static const char* find(const char* from, const char* end, char flag) {
+    const void* at = std::memchr(from, flag, static_cast<std::size_t>(end - from));
+    return at != nullptr ? static_cast<const char*>(at) : end;
+  }
+  // Topic t's flags, n of them and one more for partitions outside it.
+  char* flags(Topic t, int n) {
+    auto& f = flags_[t.id()];
+    if (f.empty()) f.assign(static_cast<std::size_t>(n) + 1, 0);
+    return f.data();
+  }
+
   std::vector<std::vector<char>> flags_;
   std::vector<int> counts_;
 };
@@ -300,7 +320,9 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   // Keep what fits the quota, in the member's topic order; the rest joins
   // the unassigned list. Unsubscribed topics are dropped.
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
-  enum class Answer : char { Shared, Sort, Dealt };  // Dealt: one run of one topic, in order as dealt
+  // Dealt: one run of one topic, in order as dealt; Merge: kept all (in
+  // order) and dealt more, merged in order.
+  enum class Answer : char { Shared, Sort, Dealt, Merge };
   std::vector<Answer> answer(group.members.size(), Answer::Shared);
   std::vector<std::pair<std::size_t, int>> unfilled;  // member, remaining quota
   for (std::size_t i = 0; i < group.members.size(); ++i) {
@@ -313,6 +335,11 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     const auto& owned = m.owned();
     if (static_cast<int>(owned.size()) == quota && as_is[i]) {
       if (m.assignment) out[i] = m.assignment;
+      continue;
+    }
+    if (as_is[i] && !owned.empty() && static_cast<int>(owned.size()) < quota) {  // keeps it all, in order
+      answer[i] = Answer::Merge;
+      unfilled.emplace_back(i, quota - static_cast<int>(owned.size()));
       continue;
     }
     answer[i] = Answer::Sort;
@@ -336,13 +363,25 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     }
     if (quota > 0) unfilled.emplace_back(i, quota);
   }
+  std::vector<TopicPartition> dealt;
   for (const auto& [i, quota] : unfilled) {
+    if (answer[i] == Answer::Merge) {
+      dealt.clear();
+      unassigned.take(static_cast<std::size_t>(quota), dealt);
+      order.sort(dealt);
+      const auto& owned = group.members[i].owned();
+      lists[i].reserve(owned.size() + dealt.size());
+      std::merge(owned.begin(), owned.end(), dealt.begin(), dealt.end(), std::back_inserter(lists[i]),
+                 [&](const TopicPartition& a, const TopicPartition& b) { return order.before(a, b); });
+      continue;
+    }
     const bool kept_none = lists[i].empty();
     if (unassigned.take(static_cast<std::size_t>(quota), lists[i]) == 1 && kept_none) answer[i] = Answer::Dealt;
   }
   if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
   for (std::size_t i = 0; i < lists.size(); ++i) {
-    if (answer[i] == Answer::Dealt) out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
+    if (answer[i] == Answer::Dealt || answer[i] == Answer::Merge)
+      out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
     else if (answer[i] == Answer::Sort) out[i] = order.sorted(std::move(lists[i]));
   }
   return out;

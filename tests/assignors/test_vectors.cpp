@@ -284,6 +284,17 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   const auto third = uniform.assign(reversed);
   CHECK(third[1] != reversed.members[1].assignment);
   CHECK(*third[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"a", 5}});
+  // A member that keeps all it had, in order, and is dealt more gets both
+  // merged in topic order, not its list and then the new ones.
+  protocols::GroupSnapshot merged;
+  merged.topics = {{"a", 4}, {"b", 2}};
+  merged.members = {{"m0", std::nullopt, std::nullopt, {"a", "b"}, {{"b", 1}}, -1},
+                    {"m1", std::nullopt, std::nullopt, {"a", "b"}, {{"a", 1}}, -1},
+                    {"m2", std::nullopt, std::nullopt, {"a", "b"}, {}, -1}};
+  const auto m = uniform.assign(merged);  // quotas 2, 2, 2; a-0, a-2, a-3, b-0 dealt in order
+  CHECK(m.at("m0") == std::vector<TP>{{"a", 0}, {"b", 1}});
+  CHECK(m.at("m1") == std::vector<TP>{{"a", 1}, {"a", 2}});
+  CHECK(m.at("m2") == std::vector<TP>{{"a", 3}, {"b", 0}});
   // A given topic order naming a topic twice deals it twice, as before the
   // spec (Kafka's order is a set; a vector file's hint may repeat a name).
   protocols::GroupSnapshot twice;
