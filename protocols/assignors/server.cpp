@@ -791,20 +791,45 @@ TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
   const auto subscribed = subscribed_topics(group, subscriptions);
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
   const RangeSubscribers subscribers(group, subscriptions, lists);
+  // Each topic's range: subscriber i of k gets count(i) partitions from first(i).
+  struct Range {
+    Topic topic;
+    const std::vector<std::vector<TopicPartition>*>* subs;
+    int quota, extra, getting;  // getting: the rest get nothing of this topic
+    int count(int i) const { return quota + (i < extra ? 1 : 0); }
+    int first(int i) const { return i * quota + std::min(i, extra); }
+  };
+  std::vector<Range> ranges;
   for (const auto& t : subscribed) {
     const auto& subs = subscribers.of(t);
     if (subs.empty()) continue;
     const int partitions = group.topics.at(t);
     const int k = static_cast<int>(subs.size());
     const int quota = partitions / k, extra = partitions % k;
-    const int getting = quota > 0 ? k : extra;  // the rest get nothing of this topic
-    const Topic topic(t);
-    int next = 0;
+    ranges.push_back({Topic(t), &subs, quota, extra, quota > 0 ? k : extra});
+  }
+  // Topics one after another with the same subscribers (all of them, when
+  // subscriptions are homogeneous) are written member by member, each list
+  // grown once to its size and written in place: growing each list
+  // partition by partition, topic by topic, was most of a call (issue 16).
+  for (auto block = ranges.begin(); block != ranges.end();) {
+    const auto end = std::find_if(block, ranges.end(), [&](const Range& r) { return r.subs != block->subs; });
+    const int getting = std::max_element(block, end, [](const Range& a, const Range& b) { return a.getting < b.getting; })->getting;
     for (int i = 0; i < getting; ++i) {
-      const int count = quota + (i < extra ? 1 : 0);
-      auto& mine = *subs[static_cast<std::size_t>(i)];
-      for (int p = 0; p < count; ++p) mine.push_back(TopicPartition{topic, next++});
+      auto& mine = *(*block->subs)[static_cast<std::size_t>(i)];
+      std::size_t n = 0;
+      for (auto r = block; r != end; ++r)
+        if (i < r->getting) n += static_cast<std::size_t>(r->count(i));
+      const std::size_t at = mine.size();
+      mine.resize(at + n);
+      TopicPartition* to = mine.data() + at;
+      for (auto r = block; r != end; ++r) {
+        if (i >= r->getting) continue;
+        const int count = r->count(i), first = r->first(i);
+        for (int p = 0; p < count; ++p) *to++ = TopicPartition{r->topic, first + p};
+      }
     }
+    block = end;
   }
   TargetAssignment out;
   out.reserve(lists.size());
