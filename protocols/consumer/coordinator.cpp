@@ -103,6 +103,21 @@ ConsumerCoordinator::Found ConsumerCoordinator::join(const HeartbeatRequest& req
 // HashMap keyed by member id, each owning its current target. A built-in
 // assignor gets a GroupSpec (members subscribing alike share one list);
 // a plug-in, the snapshot it is sent.
+namespace {
+
+// A built-in assignor's list is in TopicPartition order without repeats:
+// taken as it is instead of sorted again (a sort per member per target was
+// a visible part of a large group's run, issue 16); anything else is sorted.
+Partitions::Assignment as_assignment(const std::vector<TopicPartition>& list) {
+  const bool increasing = std::adjacent_find(list.begin(), list.end(), [](const TopicPartition& a, const TopicPartition& b) {
+                            return !(a < b);
+                          }) == list.end();
+  if (increasing) return Partitions::Assignment(boost::container::ordered_unique_range, list.begin(), list.end());
+  return Partitions::Assignment(list.begin(), list.end());
+}
+
+}  // namespace
+
 std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
   GroupSnapshot g;
   g.generation = state_.group_epoch;  // the epoch the target is computed for
@@ -130,7 +145,7 @@ std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
       const auto spec = group_spec(std::move(g));
       const auto a = server->assign(spec);
       for (std::size_t i = 0; i < spec.members.size(); ++i)
-        targets.emplace_back(spec.members[i].member_id, Partitions::Assignment(a[i]->begin(), a[i]->end()));
+        targets.emplace_back(spec.members[i].member_id, as_assignment(*a[i]));
       return targets;
     }
     const auto a = assignor_.assign(g);
