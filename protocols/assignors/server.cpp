@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -168,19 +169,20 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
 // Owned partitions as a flag per partition, by topic handle: a set of them,
 // rebuilt at every target, was most of a large group's run, and a name
 // lookup per partition the most of what remained (issue 16). A partition
-// outside the metadata is not flagged. Members are marked one by one
-// (`mark`), each list read once.
+// outside the metadata is flagged in a slot past its topic's, never read as
+// a partition. Members are marked one by one (`mark`), each list read once.
 class OwnedFlags {
  public:
   explicit OwnedFlags(const GroupSpec& group) {
     const auto topics = metadata_topics(group);
     flags_.resize(Topic::count());
     counts_.assign(Topic::count(), 0);
-    for (const auto& [topic, n] : topics) counts_[topic.id()] = n;
+    for (const auto& [topic, n] : topics) counts_[topic.id()] = std::max(n, 0);  // a negative count: none
   }
   // Appends topic t's partitions nobody owns to `out`.
   template <class Runs>
   void append_unowned(Topic t, int partitions, Runs& out) const {
+    if (partitions <= 0) return;
     const auto& f = flags_[t.id()];
     if (f.empty()) {
       out.push(TopicPartition{t, 0}, partitions);
@@ -453,10 +455,7 @@ class HeterogeneousBuilder {
    public:
     explicit Balancer(HeterogeneousBuilder& b) : b_(b) {}
     int initialize(const std::vector<int>& members) {
-      sorted_ = members;
-      std::stable_sort(sorted_.begin(), sorted_.end(), [&](int x, int y) {
-        return b_.sizes_[x] != b_.sizes_[y] ? b_.sizes_[x] < b_.sizes_[y] : x < y;
-      });
+      sort_by_size(members);
       least_end_ = 0;
       least_count_ = size(0) - 1;
       next_least_ = 0;
@@ -490,8 +489,34 @@ class HeterogeneousBuilder {
     bool balanced() const { return most_count_ - least_count_ <= 1; }
 
    private:
+    // sorted_ = members by (size, member). Once per topic, a sort of 1,000
+    // subscribers through the sizes table was most of a call over 1,000
+    // topics (issue 16): members come in ascending order and sizes within
+    // a narrow range, so a counting sort by size keeps the member order;
+    // otherwise integers packing (size, member) are sorted.
+    void sort_by_size(const std::vector<int>& members) {
+      const auto size_of = [&](int x) { return b_.sizes_[static_cast<std::size_t>(x)]; };
+      sorted_.resize(members.size());
+      if (members.empty()) return;
+      const auto [lo, hi] = std::minmax_element(members.begin(), members.end(), [&](int x, int y) { return size_of(x) < size_of(y); });
+      const std::int64_t low = size_of(*lo), range = std::int64_t{size_of(*hi)} - low + 1;
+      if (range <= static_cast<std::int64_t>(members.size()) && std::is_sorted(members.begin(), members.end())) {
+        starts_.assign(static_cast<std::size_t>(range) + 1, 0);
+        for (int x : members) ++starts_[static_cast<std::size_t>(size_of(x) - low) + 1];
+        for (std::size_t i = 1; i < starts_.size(); ++i) starts_[i] += starts_[i - 1];
+        for (int x : members) sorted_[starts_[static_cast<std::size_t>(size_of(x) - low)]++] = x;
+        return;
+      }
+      keys_.clear();
+      for (int x : members)  // offset: a negative size would still sort first
+        keys_.push_back(static_cast<std::uint64_t>(std::int64_t{size_of(x)} + INT32_MAX + 1) << 32 | static_cast<std::uint32_t>(x));
+      std::sort(keys_.begin(), keys_.end());
+      for (std::size_t i = 0; i < keys_.size(); ++i) sorted_[i] = static_cast<int>(keys_[i] & 0xffffffffu);
+    }
     int size(int position) const { return b_.sizes_[static_cast<std::size_t>(sorted_[static_cast<std::size_t>(position)])]; }
     HeterogeneousBuilder& b_;
+    std::vector<std::uint64_t> keys_;    // sort_by_size's
+    std::vector<std::size_t> starts_;    // sort_by_size's
     std::vector<int> sorted_;
     int least_end_ = 0, least_count_ = -1, next_least_ = 0;
     int most_start_ = 0, most_end_ = 0, most_count_ = 1, next_most_ = -1;

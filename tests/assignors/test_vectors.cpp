@@ -198,6 +198,14 @@ TEST_CASE("vectors: a malformed file is an error with FILE:LINE:COLUMN, not a sk
   }
   std::ofstream(path) << "source: x\n";
   CHECK_THROWS_AS(vectors::run_file(path), scenario::InputError);
+  // A negative partition count is refused where it is written (the
+  // assignors size tables by it): that case is not run, and says why.
+  std::ofstream(path) << "assignor: uniform (server-side, KIP-848)\ncases:\n- name: x\n  input:\n    topics:\n      t: -1\n"
+                         "    members:\n    - id: A\n      topics: [t]\n      current: {t: [0]}\n  expect:\n    error: x\n";
+  const auto negative = vectors::run_file(path);
+  REQUIRE(negative.cases.size() == 1);
+  CHECK(negative.cases[0].status == vectors::Status::Skip);
+  CHECK(negative.cases[0].detail.find(path + ":6:10: a topic's partition count must be") != std::string::npos);
   std::filesystem::remove(path);
 }
 

@@ -178,6 +178,7 @@ class FileRunner {
     const auto [prefix2, last] = split_name(range.substr(dots + 2));
     const auto each = scenario::parse_integer(kv.second.as<std::string>().substr(0, kv.second.as<std::string>().find(' ')));
     if (!each) fail(kv.second, "expected 'N partitions each'");
+    if (*each < 0 || *each > 10'000'000) fail(kv.second, "a topic's partition count must be a whole number from 0 to 10000000");
     GroupSnapshot g;
     std::vector<std::string> topics;
     for (int t = first; t <= last; ++t) {
@@ -206,7 +207,12 @@ class FileRunner {
     if (auto g = sample(input)) return *g;
     GroupSnapshot g;
     if (!input.IsMap()) fail(input, "a case's input must be a map");
-    for (const auto& kv : input["topics"]) g.topics[kv.first.as<std::string>()] = kv.second.as<int>();
+    for (const auto& kv : input["topics"]) {
+      const int n = kv.second.as<int>();
+      if (n < 0 || n > 10'000'000)  // as a snapshot's: the assignors allocate a flag per partition
+        fail(kv.second, "a topic's partition count must be a whole number from 0 to 10000000");
+      g.topics[kv.first.as<std::string>()] = n;
+    }
     for (const auto& m : input["members"]) {
       protocols::MemberSubscription s;
       s.member_id = m["id"].as<std::string>();
