@@ -604,9 +604,21 @@ class HeterogeneousBuilder {
     }
   }
 
+  // The most loaded member's load less the least loaded one's.
+  int spread(const std::vector<int>& members) const {
+    if (members.empty()) return 0;
+    int lo = sizes_[static_cast<std::size_t>(members[0])], hi = lo;
+    for (int x : members) {
+      lo = std::min(lo, sizes_[static_cast<std::size_t>(x)]);
+      hi = std::max(hi, sizes_[static_cast<std::size_t>(x)]);
+    }
+    return hi - lo;
+  }
+
   int balance_topic(int k, Balancer& balancer) {
     int moved = 0;
-    if (balancer.initialize(subscribers(k)) <= 1) return moved;
+    if (spread(subscribers(k)) <= 1) return moved;  // balanced: no need to order them (most topics, most rounds)
+    balancer.initialize(subscribers(k));
     const auto& o = owners(k);
     // The topic's partitions grouped by owner, and each owner's range
     // [start, end) in that order: scratch tables indexed by owner + 1
