@@ -454,7 +454,7 @@ class HeterogeneousBuilder {
   class Balancer {
    public:
     explicit Balancer(HeterogeneousBuilder& b) : b_(b) {}
-    int initialize(const std::vector<int>& members) {
+    void initialize(const std::vector<int>& members) {
       sort_by_size(members);
       least_end_ = 0;
       least_count_ = size(0) - 1;
@@ -462,7 +462,6 @@ class HeterogeneousBuilder {
       most_start_ = most_end_ = static_cast<int>(sorted_.size());
       most_count_ = size(most_end_ - 1) + 1;
       next_most_ = most_end_ - 1;
-      return size(static_cast<int>(sorted_.size()) - 1) - size(0);
     }
     int next_least_loaded() {
       if (next_least_ >= least_end_) {

@@ -198,14 +198,26 @@ TEST_CASE("vectors: a malformed file is an error with FILE:LINE:COLUMN, not a sk
   }
   std::ofstream(path) << "source: x\n";
   CHECK_THROWS_AS(vectors::run_file(path), scenario::InputError);
-  // A negative partition count is refused where it is written (the
-  // assignors size tables by it): that case is not run, and says why.
+  std::filesystem::remove(path);
+}
+
+// A value the assignors would size tables by is refused where it is written:
+// that case is not run, and says why (the rest of the file still runs).
+TEST_CASE("vectors: a negative partition count or an unbounded sample range skips its case with FILE:LINE:COLUMN") {
+  const std::string path = (std::filesystem::temp_directory_path() / "rsim-vectors-counts.yaml").string();
   std::ofstream(path) << "assignor: uniform (server-side, KIP-848)\ncases:\n- name: x\n  input:\n    topics:\n      t: -1\n"
                          "    members:\n    - id: A\n      topics: [t]\n      current: {t: [0]}\n  expect:\n    error: x\n";
   const auto negative = vectors::run_file(path);
   REQUIRE(negative.cases.size() == 1);
   CHECK(negative.cases[0].status == vectors::Status::Skip);
   CHECK(negative.cases[0].detail.find(path + ":6:10: a topic's partition count must be") != std::string::npos);
+  std::ofstream(path) << "assignor: uniform (server-side, KIP-848)\ncases:\n- name: x\n  input:\n    topics:\n"
+                         "      t1..t2000000000: 3 partitions each\n    members:\n    - id: m1..m2\n  expect:\n    error: x\n";
+  const auto unbounded = vectors::run_file(path);
+  REQUIRE(unbounded.cases.size() == 1);
+  CHECK(unbounded.cases[0].status == vectors::Status::Skip);
+  CHECK(unbounded.cases[0].detail.find(path + ":6:7: a range of topics must go upwards and name at most 100000") !=
+        std::string::npos);
   std::filesystem::remove(path);
 }
 

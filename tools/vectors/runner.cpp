@@ -171,7 +171,7 @@ class FileRunner {
     auto split_name = [&](const std::string& name) {
       const auto digits = name.find_last_not_of("0123456789") + 1;
       const auto n = scenario::parse_integer(name.substr(digits));
-      if (!n) fail(kv.first, fmt::format("'{}' does not end in a number", name));
+      if (!n || *n > INT32_MAX) fail(kv.first, fmt::format("'{}' does not end in a number up to {}", name, INT32_MAX));
       return std::make_pair(name.substr(0, digits), static_cast<int>(*n));
     };
     const auto [prefix, first] = split_name(range.substr(0, dots));
@@ -179,6 +179,12 @@ class FileRunner {
     const auto each = scenario::parse_integer(kv.second.as<std::string>().substr(0, kv.second.as<std::string>().find(' ')));
     if (!each) fail(kv.second, "expected 'N partitions each'");
     if (*each < 0 || *each > 10'000'000) fail(kv.second, "a topic's partition count must be a whole number from 0 to 10000000");
+    // Bounded before anything is built: a range is a loop and a list.
+    const auto check_range = [&](const YAML::Node& at, int from, int to, int most, std::string_view what) {
+      if (from > to || std::int64_t{to} - from + 1 > most)
+        fail(at, fmt::format("a range of {} must go upwards and name at most {}", what, most));
+    };
+    check_range(kv.first, first, last, 100'000, "topics");
     GroupSnapshot g;
     std::vector<std::string> topics;
     for (int t = first; t <= last; ++t) {
@@ -191,6 +197,7 @@ class FileRunner {
       if (d == std::string::npos) fail(m, "expected a member range A..B");
       const auto [mp, mfirst] = split_name(ids.substr(0, d));
       const auto [mp2, mlast] = split_name(ids.substr(d + 2));
+      check_range(m["id"], mfirst, mlast, 100'000, "members");
       for (int i = mfirst; i <= mlast; ++i) {
         protocols::MemberSubscription s;
         s.member_id = fmt::format("{}{}", mp, i);
