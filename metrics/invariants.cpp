@@ -154,7 +154,7 @@ void InvariantChecker::check_member_epoch(const TraceEvent& ev) {
   if (ev.kind != "assigned") return;
   const auto g = ev.integer("generation");
   if (!g) return;
-  auto [it, fresh] = member_epoch_.emplace(ev.actor, static_cast<int>(*g));
+  auto [it, fresh] = member_epoch_.try_emplace(ev.actor, static_cast<int>(*g));  // no node made when known
   if (fresh) return;
   if (*g < it->second)
     add({"member-epoch", ev.at, fmt::format("member {} assigned at epoch {} after epoch {}", ev.actor, *g, it->second), {ev.actor}});

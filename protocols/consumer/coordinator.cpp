@@ -118,34 +118,54 @@ Partitions::Assignment as_assignment(const std::vector<TopicPartition>& list) {
 
 }  // namespace
 
-std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
+// The group as the assignor sees it: members in the coordinator's
+// iteration order, each with its subscribed topics that exist and its
+// current target. Members and targets are both keyed by member id: one walk
+// of the two maps instead of two lookups per member.
+GroupSnapshot ConsumerCoordinator::snapshot() const {
   GroupSnapshot g;
   g.generation = state_.group_epoch;  // the epoch the target is computed for
-  std::vector<std::string> ids;
+  std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> by_id;
   std::vector<std::int32_t> hashes;
+  by_id.reserve(state_.members.size());
+  hashes.reserve(state_.members.size());
+  auto target = state_.target.begin();
   for (const auto& [id, m] : state_.members) {
-    ids.push_back(id);
+    while (target != state_.target.end() && target->first < id) ++target;
+    const bool has_target = target != state_.target.end() && target->first == id;
+    by_id.emplace_back(&m, has_target ? &target->second : nullptr);
     hashes.push_back(java::string_hash(id));
   }
-  for (auto i : java::iteration_order(hashes, java::capacity_for(ids.size()))) {
-    const MemberView& m = state_.members.at(ids[i]);
+  g.members.reserve(by_id.size());
+  for (auto i : java::iteration_order(hashes, java::capacity_for(by_id.size()))) {
+    const auto& [m, current_target] = by_id[i];
     MemberSubscription s;
-    s.member_id = m.member_id;
-    s.instance_id = m.instance_id;
-    for (const auto& t : m.topics)
+    s.member_id = m->member_id;
+    s.instance_id = m->instance_id;
+    for (const auto& t : m->topics)
       if (cluster_.count(t) != 0) s.topics.push_back(t);
-    if (auto t = state_.target.find(m.member_id); t != state_.target.end()) s.owned = as_list(t->second);
+    if (current_target != nullptr) s.owned = as_list(*current_target);
     g.members.push_back(std::move(s));
   }
   for (const auto& s : g.members)
     for (const auto& t : s.topics) g.topics[t] = cluster_.at(t);
+  return g;
+}
+
+std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
+  GroupSnapshot g = snapshot();
   Targets targets;
+  targets.reserve(g.members.size());
   try {
     if (const auto* server = dynamic_cast<const ServerAssignor*>(&assignor_)) {
       const auto spec = group_spec(std::move(g));
       const auto a = server->assign(spec);
-      for (std::size_t i = 0; i < spec.members.size(); ++i)
-        targets.emplace_back(spec.members[i].member_id, as_assignment(*a[i]));
+      for (std::size_t i = 0; i < spec.members.size(); ++i) {
+        // The list it was given, handed back: its target stays (most
+        // members' at a new epoch; no copy, no comparison).
+        const bool kept = a[i] != nullptr && a[i] == spec.members[i].assignment;
+        targets.emplace_back(spec.members[i].member_id, kept ? std::nullopt : std::optional(as_assignment(*a[i])));
+      }
       return targets;
     }
     const auto a = assignor_.assign(g);

@@ -56,6 +56,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
  private:
   Metadata group_metadata() const override;
   std::optional<Targets> assign() override;
+  GroupSnapshot snapshot() const;
   Duration session_timeout_of(const MemberView& m) const override;
   void on_member_removed() override { notice_classic_only(); }
 

@@ -14,8 +14,9 @@ Partitions::Assignment Partitions::merge(Assignment keep, const Assignment& add)
 }
 
 bool Partitions::owns_any(const Owned& owned, const Assignment& revoking) {
-  return std::any_of(revoking.begin(), revoking.end(),
-                     [&](const TopicPartition& tp) { return std::find(owned.begin(), owned.end(), tp) != owned.end(); });
+  // Looked up in the sorted set: a member revoking many of many partitions
+  // asks this at every heartbeat.
+  return std::any_of(owned.begin(), owned.end(), [&](const TopicPartition& tp) { return holds(revoking, tp); });
 }
 
 bool Partitions::within(const Owned& owned, const Assignment& assigned, const Assignment& revoking) {

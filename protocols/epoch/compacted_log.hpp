@@ -23,14 +23,20 @@ template <class T>
 class CompactedLog {
  public:
   void append(Record<T> r) {
-    const Key key = key_of(r);
+    Key key = key_of(r);
     if (std::holds_alternative<MemberTombstone>(r))
       for (std::size_t kind : {kMetadata, kTarget, kCurrent}) drop({kind, key.second});
-    drop(key);
-    where_[key] = slots_.size();
+    // One lookup: the key's earlier record (if any) is dropped and its entry
+    // pointed at the new one.
+    auto [it, fresh] = where_.try_emplace(std::move(key), slots_.size());
+    if (!fresh) {
+      slots_[it->second].reset();
+      it->second = slots_.size();
+      --live_;
+    }
     slots_.push_back(std::move(r));
     ++live_;
-    if (slots_.size() > 2 * live_ + 64) compact();
+    if (slots_.size() > 4 * live_ + 64) compact();  // linear in what is live; rarely
   }
 
   // The record appended last.

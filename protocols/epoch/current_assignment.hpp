@@ -83,8 +83,19 @@ CurrentAssignment<typename T::Assignment> next_assignment(const CurrentAssignmen
                                                           const typename T::Assignment& target, int target_epoch,
                                                           const std::optional<typename T::Owned>& owned,
                                                           const HeldElsewhere& held_elsewhere) {
+  CurrentAssignment<typename T::Assignment> next;
+  next.epoch = current.epoch;
+  next.previous_epoch = current.previous_epoch;
+  if (current.assigned == target) {
+    // The step's answer without taking it: all kept, nothing to revoke or
+    // add (at a new epoch most members' targets did not change, issue 16).
+    next.previous_epoch = current.epoch;
+    next.epoch = target_epoch;
+    next.assigned = current.assigned;
+    next.state = MemberState::Stable;
+    return next;
+  }
   auto step = T::step(current.assigned, target, held_elsewhere);
-  CurrentAssignment<typename T::Assignment> next = current;
   if (!T::empty(step.revoke) && owns_any<T>(owned, step.revoke)) {
     next.state = MemberState::UnrevokedPartitions;
     next.assigned = std::move(step.keep);
@@ -94,7 +105,6 @@ CurrentAssignment<typename T::Assignment> next_assignment(const CurrentAssignmen
   next.previous_epoch = current.epoch;
   next.epoch = target_epoch;
   next.assigned = T::merge(std::move(step.keep), step.add);
-  next.revoking = {};
   next.state = step.withheld ? MemberState::UnreleasedPartitions : MemberState::Stable;
   return next;
 }

@@ -38,8 +38,9 @@ class EpochGroup {
   using Assignment = typename T::Assignment;
   using Owned = typename T::Owned;
   using MemberView = Member<T>;
-  // A new target, member by member in the order the assignor took them.
-  using Targets = std::vector<std::pair<std::string, Assignment>>;
+  // A new target, member by member in the order the assignor took them;
+  // unset: the member's target stays as it is.
+  using Targets = std::vector<std::pair<std::string, std::optional<Assignment>>>;
 
   EpochGroup(const EpochGroup&) = delete;
   EpochGroup& operator=(const EpochGroup&) = delete;
@@ -117,6 +118,7 @@ class EpochGroup {
   // reconciliation step, its session, the group state.
   MemberView& advance(const std::string& member_id, const std::optional<Owned>& owned);
   void arm_session(const std::string& member_id);
+  void arm_session(const std::string& member_id, Duration timeout);
   void update_group_state();
   // Continue at a generation another protocol reached (Stable there).
   void continue_stable(int generation);

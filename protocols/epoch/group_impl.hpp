@@ -180,7 +180,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(const std::string& me
   compute_target();
   MemberView& m = state_.members.at(member_id);
   reconcile(m, owned);
-  arm_session(member_id);
+  arm_session(member_id, session_timeout_of(m));
   update_group_state();
   return m;
 }
@@ -199,11 +199,13 @@ void EpochGroup<T>::compute_target() {
     for (auto& k : coordinator_records(r, false)) batch.push_back(std::move(k));
   };
   for (auto& [member_id, target] : *targets) {
-    auto& slot = state_.target[member_id];
-    if (slot != target) {
-      slot = std::move(target);
-      write_target(member_id, slot);
-      add_to_batch(log_.back());
+    if (target) {
+      auto& slot = state_.target[member_id];
+      if (slot != *target) {
+        slot = std::move(*target);
+        write_target(member_id, slot);
+        add_to_batch(log_.back());
+      }
     }
     members.push_back(state_.members.at(member_id).client_id);
   }
@@ -258,7 +260,6 @@ void EpochGroup<T>::reconcile(MemberView& m, const std::optional<Owned>& owned) 
 template <class T>
 void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& owned) {
   CurrentAssignment<Assignment>& current = m;
-  const CurrentAssignment<Assignment> before = current;
   const CurrentAssignment<Assignment>* logged = nullptr;
   if constexpr (kHolderIndex<T>) logged = log_.current_of(m.member_id);
   auto held = [&](const auto& unit) {
@@ -267,9 +268,11 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   };
   static const Assignment kNothing{};
   const Assignment& target = target_delayed() ? kNothing : state_.target[m.member_id];
-  current = epoch::next_assignment<T>(before, target, effective_target_epoch(), owned, held);
+  auto next = epoch::next_assignment<T>(current, target, effective_target_epoch(), owned, held);
+  const bool changed = !(next == current);
+  current = std::move(next);
   if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
-  if (!(current == before)) write_current(m);
+  if (changed) write_current(m);
 }
 
 template <class T>
@@ -291,10 +294,14 @@ bool EpochGroup<T>::unreleased_anywhere(const MemberView& asker, const auto& uni
 
 template <class T>
 void EpochGroup<T>::arm_session(const std::string& member_id) {
+  const auto it = state_.members.find(member_id);
+  arm_session(member_id, it != state_.members.end() ? session_timeout_of(it->second) : session_timeout_);
+}
+
+template <class T>
+void EpochGroup<T>::arm_session(const std::string& member_id, Duration timeout) {
   auto& t = timers_[member_id];
   if (!t.session) t.session = std::make_unique<Timer>(kernel_);
-  const auto it = state_.members.find(member_id);
-  const Duration timeout = it != state_.members.end() ? session_timeout_of(it->second) : session_timeout_;
   t.session->arm_in(timeout, [this, member_id] {
     fence(member_id, "session timeout expired");
     update_group_state();

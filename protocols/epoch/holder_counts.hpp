@@ -64,6 +64,7 @@ class HolderCounts {
   // the counts (a member's record is rewritten at every epoch, mostly with
   // the same units).
   void change(const Assignment& before, const Assignment& after) {
+    if (before == after) return;  // the common case, compared at memory speed
     auto b = before.begin();
     auto a = after.begin();
     while (b != before.end() || a != after.end()) {

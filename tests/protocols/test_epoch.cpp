@@ -94,9 +94,14 @@ class ToyGroup final : public epoch::EpochGroup<ToyTasks> {
   std::vector<epoch::CoordinatorRecord> coordinator_records(const epoch::Record<ToyTasks>&, bool) const override { return {}; }
   std::optional<Targets> assign() override {
     Targets t;
-    for (const auto& [id, m] : state_.members) t.emplace_back(id, next_target[id]);
+    for (const auto& [id, m] : state_.members)
+      if (keep_target.count(id) != 0) t.emplace_back(id, std::nullopt);
+      else t.emplace_back(id, next_target[id]);
     return t;
   }
+
+ public:
+  std::set<std::string> keep_target;  // answered unset: the target stays
 };
 
 }  // namespace epoch_test
@@ -104,15 +109,22 @@ class ToyGroup final : public epoch::EpochGroup<ToyTasks> {
 template class rsim::protocols::epoch::EpochGroup<epoch_test::ToyTasks>;
 using namespace epoch_test;
 
+namespace {
+// The group's first member: a, on process P1, given active tasks 0 and 1.
+void join_a(ToyGroup& g) {
+  g.next_target["a"] = Tuple{{0, 1}, {}};
+  g.join("a", "P1");
+  CHECK(g.heartbeat("a", Tuple{}).assigned == Tuple{{0, 1}, {}});
+}
+}  // namespace
+
 TEST_SUITE("protocols") {
 TEST_CASE("epoch core: a task-set assignment reconciles as Streams' CurrentAssignmentBuilder does") {
   using epoch::MemberState;
   Kernel kernel;
   Trace trace;
   ToyGroup g(kernel, trace);
-  g.next_target["a"] = Tuple{{0, 1}, {}};
-  g.join("a", "P1");
-  CHECK(g.heartbeat("a", Tuple{}).assigned == Tuple{{0, 1}, {}});
+  join_a(g);
 
   // b (process P2) is to take active 1 and a standby of 0; c (also P2) is
   // to take that standby over from b later.
@@ -145,5 +157,58 @@ TEST_CASE("epoch core: a task-set assignment reconciles as Streams' CurrentAssig
   CHECK(g.heartbeat("c", Tuple{}).assigned == Tuple{{}, {0}});
   CHECK(g.state().group_epoch == 3);
   CHECK(g.state().target_epoch == 3);
+}
+
+// The shortcut for a member whose target did not change (most members at a
+// new epoch): the answer the full step gives, whatever state it was in.
+TEST_CASE("epoch core: a member whose target did not change moves to the target epoch, nothing kept back") {
+  using epoch::MemberState;
+  epoch::CurrentAssignment<Tuple> current;
+  current.epoch = 3;
+  current.previous_epoch = 2;
+  current.state = MemberState::UnreleasedPartitions;
+  current.assigned = Tuple{{0, 1}, {2}};
+  current.revoking = Tuple{{5}, {}};
+  auto never_called = [](const ToyTasks::Unit&) {
+    FAIL("nothing to add: nobody is asked");
+    return true;
+  };
+  const auto next = epoch::next_assignment<ToyTasks>(current, Tuple{{0, 1}, {2}}, 7, std::optional<Tuple>(Tuple{{0, 1, 5}, {2}}), never_called);
+  CHECK(next.epoch == 7);
+  CHECK(next.previous_epoch == 3);
+  CHECK(next.state == MemberState::Stable);
+  CHECK(next.assigned == Tuple{{0, 1}, {2}});
+  CHECK(next.revoking == Tuple{});
+
+  // One task more: the full step, the same epochs.
+  const auto grown = epoch::next_assignment<ToyTasks>(current, Tuple{{0, 1, 3}, {2}}, 7, std::optional<Tuple>(Tuple{{0, 1}, {2}}),
+                                                      [](const ToyTasks::Unit&) { return false; });
+  CHECK(grown.epoch == 7);
+  CHECK(grown.previous_epoch == 3);
+  CHECK(grown.state == MemberState::Stable);
+  CHECK(grown.assigned == Tuple{{0, 1, 3}, {2}});
+  CHECK(grown.revoking == Tuple{});
+}
+
+TEST_CASE("epoch core: a target answered unset stays as it was, and its member still moves to the new epoch") {
+  Kernel kernel;
+  Trace trace;
+  ToyGroup g(kernel, trace);
+  join_a(g);
+  // The next answer leaves a's target unset: what it would have said is not
+  // taken.
+  g.keep_target = {"a"};
+  g.next_target = {{"a", Tuple{{0}, {}}}, {"b", Tuple{{1}, {}}}};
+  g.join("b", "P2");
+  const auto& a = g.heartbeat("a", Tuple{{0, 1}, {}});
+  CHECK(g.state().target.at("a") == Tuple{{0, 1}, {}});
+  CHECK(g.state().target.at("b") == Tuple{{1}, {}});
+  CHECK(a.epoch == 2);
+  CHECK(a.previous_epoch == 1);
+  CHECK(a.assigned == Tuple{{0, 1}, {}});
+  CHECK(a.state == epoch::MemberState::Stable);
+  ToyGroup rebuilt(kernel, trace);
+  rebuilt.replay(g.log());
+  CHECK(rebuilt.state() == g.state());
 }
 }
