@@ -12,9 +12,11 @@ void Ownership::apply(const TraceEvent& ev) {
   if (ev.kind == "assigned") {
     const auto* resources = ev.list("resources");
     if (resources == nullptr) return;
-    const Name member(ev.actor);
-    const auto generation = ev.integer("generation");
-    for (const Name r : *resources) given(ev.at, r, member, generation);
+    if (!resources->empty()) {  // most are a new epoch and nothing new: no name to look up
+      const Name member(ev.actor);
+      const auto generation = ev.integer("generation");
+      for (const Name r : *resources) given(ev.at, r, member, generation);
+    }
     reaffirm(ev.at, ev.actor);
   } else if (ev.kind == "joined" && ev.find("leader") != nullptr) {  // a classic JoinGroup answered
     if (auto g = ev.integer("generation")) rejoined_[ev.actor] = *g;

@@ -165,7 +165,10 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
     reconcile_after_batch_ = true;
     return;
   }
-  Units revoke = member_detail::minus(owned_, assignment);
+  // Mostly the same as what it owns (a new epoch, nothing moved): nothing
+  // to revoke or add, without working it out.
+  const bool unchanged = owned_ == assignment;
+  Units revoke = unchanged ? Units{} : member_detail::minus(owned_, assignment);
   if (!revoke.empty()) {
     // The acknowledgement, which frees them for their new owners, follows
     // the rest of the step.
@@ -180,7 +183,7 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
     reconciled_ = assignment;
     report_owned_ = true;
   }
-  Units add = member_detail::minus(assignment, owned_);
+  Units add = unchanged ? Units{} : member_detail::minus(assignment, owned_);
   if (add.empty() && assigned_epoch_ == epoch_) return finish_step(acknowledge);
   assigned_epoch_ = epoch_;
   emit("assigned", with_bytes(with_generation(C::fields(add))));
