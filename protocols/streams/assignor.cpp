@@ -140,6 +140,11 @@ class StickyTaskAssignment {
     member_tasks_.assign(member_ids_.size(), 0);
     active_of_.resize(member_ids_.size());
     standby_of_.resize(member_ids_.size());
+    // Each list grown once to about its quota (a 1,000-member group on
+    // 100,000 tasks regrew every list at every target, issue 16).
+    for (auto& tasks : active_of_) tasks.reserve(static_cast<std::size_t>(active_per_member_));
+    if (group_.num_standby_replicas > 0)
+      for (auto& tasks : standby_of_) tasks.reserve(static_cast<std::size_t>(std::max(0, tasks_per_member_ - active_per_member_)));
     // A process holds at most one copy of a task, and a task has at most one
     // active and num.standby.replicas standbys.
     holders_per_task_ = static_cast<std::size_t>(
@@ -330,15 +335,17 @@ class StickyTaskAssignment {
     return true;
   }
 
-  TaskSet task_set(std::vector<int> tasks) const {
+  TaskSet task_set(std::vector<int>& tasks) const {  // sorts `tasks`
     std::sort(tasks.begin(), tasks.end());
-    std::vector<TaskId> ids;
+    TaskSet::sequence_type ids;
     ids.reserve(tasks.size());
     for (const int t : tasks) ids.push_back(tasks_.task(t));
-    return TaskSet(boost::container::ordered_unique_range, ids.begin(), ids.end());
+    TaskSet out;
+    out.adopt_sequence(boost::container::ordered_unique_range, std::move(ids));  // in order: taken as it is
+    return out;
   }
 
-  StreamsGroupAssignment result() const {
+  StreamsGroupAssignment result() {
     StreamsGroupAssignment out;
     for (std::size_t m = 0; m < member_ids_.size(); ++m)
       out.emplace_hint(out.end(), *member_ids_[m], TasksTuple{task_set(active_of_[m]), task_set(standby_of_[m]), {}});

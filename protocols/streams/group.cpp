@@ -34,6 +34,7 @@ void StreamsHolders::change(std::uint32_t process, const TaskSet& before, const 
     if (active) bump(active_, key(t), delta);
     bump(in_process_, ProcessTask{process, key(t)}, delta);
   };
+  if (before == after) return;  // the common case, compared at memory speed
   auto b = before.begin();
   auto a = after.begin();
   while (b != before.end() || a != after.end()) {
@@ -71,7 +72,8 @@ void StreamsHolders::record(const std::string& member_id, const MemberView* live
     change(was, *before, kNone);
     change(process, kNone, *after);
   }
-  process_of_[member_id] = process;
+  if (counted != process_of_.end()) counted->second = process;
+  else process_of_.emplace(member_id, process);
 }
 
 void StreamsHolders::rebuild(const epoch::CompactedLog<StreamsTasks>& log,
