@@ -142,9 +142,12 @@ class StickyTaskAssignment {
     standby_of_.resize(member_ids_.size());
     // Each list grown once to about its quota (a 1,000-member group on
     // 100,000 tasks regrew every list at every target, issue 16).
-    for (auto& tasks : active_of_) tasks.reserve(static_cast<std::size_t>(active_per_member_));
+    // A quota below 0 (a hand-built spec's negative task count) reserves nothing.
+    auto at_least_0 = [](std::int64_t n) { return static_cast<std::size_t>(std::max<std::int64_t>(0, n)); };
+    for (auto& tasks : active_of_) tasks.reserve(at_least_0(active_per_member_));
     if (group_.num_standby_replicas > 0)
-      for (auto& tasks : standby_of_) tasks.reserve(static_cast<std::size_t>(std::max(0, tasks_per_member_ - active_per_member_)));
+      for (auto& tasks : standby_of_)
+        tasks.reserve(at_least_0(std::int64_t{tasks_per_member_} - std::int64_t{active_per_member_}));
     // A process holds at most one copy of a task, and a task has at most one
     // active and num.standby.replicas standbys.
     holders_per_task_ = static_cast<std::size_t>(

@@ -129,6 +129,14 @@ TEST_CASE("streams sticky: no standby without another process; refusals") {
   CHECK(sticky_task_assign(StreamsGroupSpec{}, topology(0, false)).empty());
   g.num_standby_replicas = -1;
   CHECK_THROWS_AS(sticky_task_assign(g, topology(1, true)), TaskAssignorError);
+
+  // A hand-built topology's negative task count: no tasks, and a quota
+  // below 0 reserves nothing (it once asked for 2^64 - 1 ints).
+  StreamsGroupAssignment none;
+  CHECK_NOTHROW(none = sticky_task_assign(two_processes(1), topology(-5, true)));
+  CHECK(none.size() == 3);
+  CHECK(none.at("a1").active.empty());
+  CHECK(none.at("b1").standby.empty());
 }
 
 TEST_CASE("streams invariants: the checker catches a copy on the active's process and a missing task") {
