@@ -792,9 +792,11 @@ GroupSpec group_spec(GroupSnapshot group) {
     if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(std::move(m.owned));
     spec.members.push_back(std::move(s));
   }
-  spec.homogeneous = homogeneous(subscriptions_of(spec));
+  spec.homogeneous = subscribed_alike(spec);
   return spec;
 }
+
+bool subscribed_alike(const GroupSpec& spec) { return homogeneous(subscriptions_of(spec)); }
 
 GroupAssignment ServerAssignor::assign(const GroupSnapshot& group) const {
   const auto spec = group_spec(group);

@@ -56,6 +56,10 @@ using TargetAssignment = std::vector<SharedPartitions>;
 // subscription type computed, owned partitions moved into shared lists.
 GroupSpec group_spec(GroupSnapshot group);
 
+// SubscriptionType of a spec's members: HOMOGENEOUS when all subscribe to
+// the same set of topics.
+bool subscribed_alike(const GroupSpec& spec);
+
 // A broker-side assignor: answers a GroupSpec; a snapshot goes through
 // group_spec (member ids given twice: their lists joined and sorted).
 class ServerAssignor : public Assignor {

@@ -7,14 +7,25 @@
 
 namespace rsim::protocols::classic {
 
+Metadata subscribed_metadata(const Metadata& metadata, const std::vector<JoinedMember>& members) {
+  Metadata out;
+  const std::vector<std::string>* last = nullptr;
+  for (const auto& m : members) {
+    const auto& topics = m.subscription.topics;
+    if (last != nullptr && topics == *last) continue;
+    last = &topics;
+    for (const auto& t : topics)
+      if (auto it = metadata.find(t); it != metadata.end()) out[t] = it->second;
+  }
+  return out;
+}
+
 GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members,
                           int generation) {
   const bool user_data = assignor.keeps_last_assignment();
   GroupSnapshot g;
   g.generation = generation;
-  for (const auto& m : members)
-    for (const auto& t : m.subscription.topics)
-      if (auto it = metadata.find(t); it != metadata.end()) g.topics[t] = it->second;
+  g.topics = subscribed_metadata(metadata, members);
   for (const auto& m : members) {
     MemberSubscription s;
     s.member_id = m.member_id;

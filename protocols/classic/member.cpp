@@ -213,10 +213,14 @@ void ClassicMember::on_thaw() {
 // KafkaConsumer.subscribe() with a new topic list: the member fetches
 // metadata for it and rejoins from its next poll.
 namespace {
-bool same_topics(std::vector<std::string> a, std::vector<std::string> b) {
+bool same_sorted(std::vector<std::string> a, std::vector<std::string> b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   return a == b;
+}
+// The same set of topics: in the same order (nearly always) or sorted.
+bool same_topics(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  return a == b || same_sorted(a, b);
 }
 }  // namespace
 
@@ -464,10 +468,7 @@ void ClassicMember::send_sync() {
     // refresh that shows a different partition count triggers a rebalance.
     const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now(), member_id_};
     req.assignments = protocol().assign(group_assignor(), known_metadata_, joined_members_, leader_state_.get(), view);
-    assigned_metadata_.clear();
-    for (const auto& m : joined_members_)
-      for (const auto& t : m.subscription.topics)
-        if (auto it = known_metadata_.find(t); it != known_metadata_.end()) assigned_metadata_[t] = it->second;
+    assigned_metadata_ = subscribed_metadata(known_metadata_, joined_members_);
   }
   joined_members_.clear();
   call("SyncGroup", std::move(req), &ClassicEndpoint::handle_sync,

@@ -58,7 +58,7 @@ std::string ConsumerCoordinator::take_over_static(MemberView& old, const classic
   m.session_timeout = req.session_timeout;
   m.rebalance_timeout = req.rebalance_timeout;
   const bool resubscribed = m.topics != req.subscription.topics;
-  m.topics = req.subscription.topics;
+  m.topics = intern(req.subscription.topics);
   write_member(m);
   write_current(m);
   if (resubscribed) bump_group_epoch("subscription changed");
@@ -72,7 +72,7 @@ std::string ConsumerCoordinator::join_classic(const classic::JoinGroupRequest& r
   m.member_id = member_id_for(req.member_id, req.client_id);
   m.client_id = req.client_id;
   m.instance_id = req.instance_id;
-  m.topics = req.subscription.topics;
+  m.topics = intern(req.subscription.topics);
   m.rebalance_timeout = req.rebalance_timeout;
   m.classic = true;
   m.session_timeout = req.session_timeout;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "protocols/assignors/assignor.hpp"
+#include "protocols/assignors/server.hpp"
 #include "protocols/classic/messages.hpp"
 #include "protocols/consumer/messages.hpp"
 #include "protocols/consumer/partitions.hpp"
@@ -14,6 +15,7 @@
 #include "sim/trace.hpp"
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,7 +58,13 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
  private:
   Metadata group_metadata() const override;
   std::optional<Targets> assign() override;
-  GroupSnapshot snapshot() const;
+  // The members in the coordinator's iteration order, each with its current
+  // target (null: none yet).
+  std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> in_iteration_order() const;
+  GroupSnapshot snapshot() const;  // for an assignor that takes a snapshot (a plug-in)
+  GroupSpec spec() const;          // for a built-in server assignor
+  // A subscription as a shared list: one per distinct list of names.
+  TopicNames intern(const std::vector<std::string>& topics);
   Duration session_timeout_of(const MemberView& m) const override;
   void on_member_removed() override { notice_classic_only(); }
 
@@ -79,6 +87,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   CoordinatorConfig config_;
   std::function<void()> classic_only_;
   std::set<std::string> pending_classic_;  // ids given with MEMBER_ID_REQUIRED, not joined yet
+  std::map<std::vector<std::string>, TopicNames> subscriptions_;  // intern's lists, pruned when unused
 };
 
 }  // namespace rsim::protocols::consumer

@@ -3,6 +3,7 @@
 // group: EpochGroup<Partitions>, Record<Partitions>, Member<Partitions>.
 #pragma once
 
+#include "protocols/consumer/topic_names.hpp"
 #include "protocols/epoch/group.hpp"
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"
@@ -23,7 +24,7 @@ using Metadata = std::map<std::string, int>;  // topic -> partition count
 struct MemberMetadata {
   std::string member_id, client_id;
   std::optional<std::string> instance_id;
-  std::vector<std::string> topics;
+  TopicNames topics;  // interned by the coordinator: members subscribing alike share it
   Duration rebalance_timeout{0};
   // A classic member in a consumer group (online migration, KIP-848): it
   // speaks JoinGroup/SyncGroup/Heartbeat, with its own session timeout.

@@ -270,6 +270,63 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
   CHECK(again.state().members.count(cc.member_id) == 0);
 }
 
+// Members subscribing alike share one interned list (a group on 1,000
+// topics no longer copies and compares them per member at each epoch); a
+// topic that does not exist is left out of the assignor's view; the
+// subscribed topics' counts are checked at every heartbeat, a topic among
+// others the group does not read included.
+TEST_CASE("consumer: equal subscriptions share one list; a subscribed topic's new count starts an epoch") {
+  using namespace protocols::consumer;
+  Kernel kernel;
+  Trace trace;
+  Metadata cluster{{"a", 2}, {"b", 3}, {"c", 2}, {"d", 1}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  std::map<std::string, HeartbeatResponse> last;
+  auto beat = [&](const std::string& client, std::vector<std::string> topics) {
+    HeartbeatRequest req;
+    if (auto it = last.find(client); it != last.end()) {
+      req.member_id = it->second.member_id;
+      req.member_epoch = it->second.member_epoch;
+      req.owned = it->second.assignment;
+    }
+    req.client_id = client;
+    req.topics = std::move(topics);
+    req.rebalance_timeout = std::chrono::seconds(300);
+    c.handle_heartbeat(req, [&, client](HeartbeatResponse r) { last[client] = r; });
+    REQUIRE(last[client].error == Error::None);
+    return last[client];
+  };
+  for (int round = 0; round < 3; ++round) {
+    beat("A", {"c", "a", "missing"});
+    beat("B", {"c", "a", "missing"});
+  }
+  const auto& members = c.state().members;
+  const auto& a = members.at(last["A"].member_id);
+  const auto& b = members.at(last["B"].member_id);
+  CHECK(a.topics == std::vector<std::string>{"c", "a", "missing"});
+  CHECK(a.topics.shared() == b.topics.shared());  // one list, not two equal ones
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}, {"c", 2}});
+  CHECK(last["A"].assignment.size() + last["B"].assignment.size() == 4);  // a and c, nothing of `missing`
+  const int epoch = c.state().group_epoch;
+  beat("A", {"c", "a", "missing"});
+  CHECK(c.state().group_epoch == epoch);  // nothing changed
+  cluster["b"] = 5;                       // not subscribed: no new epoch
+  beat("A", {"c", "a", "missing"});
+  CHECK(c.state().group_epoch == epoch);
+  cluster["c"] = 4;                       // subscribed, between two the group does not read
+  beat("A", {"c", "a", "missing"});
+  CHECK(c.state().group_epoch == epoch + 1);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}, {"c", 4}});
+  cluster.erase("a");                     // a subscribed topic is deleted
+  beat("B", {"c", "a", "missing"});
+  CHECK(c.state().group_epoch == epoch + 2);
+  CHECK(c.state().subscribed_metadata == Metadata{{"c", 4}});
+  beat("B", {"c"});                       // a new subscription: its own list
+  CHECK(c.state().members.at(last["B"].member_id).topics.shared() != c.state().members.at(last["A"].member_id).topics.shared());
+  CHECK(c.state().group_epoch == epoch + 3);
+}
+
 // scenarios/kip848-add-partitions.yaml: the topic grows from 100 to 1,000
 // partitions at 202 s. A classic leader notices at its next metadata refresh
 // (metadata.max.age.ms: 300 s after it joined, so at 300 s) and only then

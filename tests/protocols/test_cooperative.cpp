@@ -1,5 +1,6 @@
 // The cooperative protocol (KIP-429, seed 1 "Simple Cooperative") with the
 // cooperative-sticky assignor: the seed's worked examples as exact timelines.
+#include "protocols/classic/cooperative.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -91,5 +92,19 @@ events:
   CHECK(x.m.zombies[0].holder == "B");
   CHECK(x.m.zombies[0].from == time_at(Duration{30'012'000}));
   CHECK(x.m.zombies[0].to == time_at(Duration{34'006'000}));
+}
+
+// ConsumerCoordinator.onJoinPrepare under COOPERATIVE: only partitions of
+// topics no longer subscribed are revoked before the rejoin, whatever order
+// the subscription lists its topics in (looked up sorted).
+TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer subscribed are revoked") {
+  const protocols::classic::CooperativeProtocol p;
+  const std::vector<protocols::TopicPartition> owned{{"a", 0}, {"b", 1}, {"c", 2}, {"c", 3}, {"d", 0}};
+  using List = std::vector<protocols::TopicPartition>;
+  CHECK(p.revoke_before_join(owned, {"a", "c", "d"}) == List{{"b", 1}});
+  CHECK(p.revoke_before_join(owned, {"d", "a", "c"}) == List{{"b", 1}});  // not sorted
+  CHECK(p.revoke_before_join(owned, {"e", "b"}) == List{{"a", 0}, {"c", 2}, {"c", 3}, {"d", 0}});
+  CHECK(p.revoke_before_join(owned, {}) == owned);
+  CHECK(p.revoke_before_join({}, {"a"}).empty());
 }
 }
