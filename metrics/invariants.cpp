@@ -83,35 +83,39 @@ void InvariantChecker::check_process_copies(const TraceEvent& ev) {
   if (process == process_of_.end()) return;
   if (ev.kind == "joined") removed_.erase(ev.actor);
   if (ev.kind == "crash" || ev.kind == "stopped") drop_copies(ev.actor);
-  std::vector<std::string> tasks;
+  NameList tasks;
   for (const char* role : {"resources", "standbys", "warmups"})
     if (const auto* l = ev.list(role)) tasks.insert(tasks.end(), l->begin(), l->end());
   if (ev.kind == "revoked" || ev.kind == "lost")
-    for (const auto& t : tasks) drop_copy(ev.actor, t);
+    for (const Name t : tasks) drop_copy(ev.actor, t);
   if (ev.kind != "assigned") return;
-  for (const auto& t : tasks) {
+  for (const Name t : tasks) {
     // The task's holders, not every member: an assignment costs its tasks'
     // copies, not the group's size.
-    if (const auto h = holders_.find(t); h != holders_.end())
-      for (const auto& other : h->second)
-        if (removed_.count(other) == 0 && process_of_[other] == process->second)
-          add({"process-copies", ev.at, fmt::format("process {} holds task {} twice ({} and {})", process->second, t, other, ev.actor),
-               {other, ev.actor}});
-    copies_[ev.actor].insert(t);
-    holders_[t].insert(ev.actor);
+    std::set<std::string>& holders = holders_of(t);
+    for (const auto& other : holders)
+      if (removed_.count(other) == 0 && process_of_[other] == process->second)
+        add({"process-copies", ev.at, fmt::format("process {} holds task {} twice ({} and {})", process->second, t, other, ev.actor),
+             {other, ev.actor}});
+    copies_[ev.actor].insert(t.id());
+    holders.insert(ev.actor);
   }
 }
 
-void InvariantChecker::drop_copy(const std::string& member, const std::string& task) {
-  if (auto c = copies_.find(member); c != copies_.end()) c->second.erase(task);
-  if (auto h = holders_.find(task); h != holders_.end() && h->second.erase(member) != 0 && h->second.empty()) holders_.erase(h);
+std::set<std::string>& InvariantChecker::holders_of(Name task) {
+  if (task.id() >= holders_.size()) holders_.resize(task.id() + 1);
+  return holders_[task.id()];
+}
+
+void InvariantChecker::drop_copy(const std::string& member, Name task) {
+  if (auto c = copies_.find(member); c != copies_.end()) c->second.erase(task.id());
+  if (task.id() < holders_.size()) holders_[task.id()].erase(member);
 }
 
 void InvariantChecker::drop_copies(const std::string& member) {
   const auto c = copies_.find(member);
   if (c == copies_.end()) return;
-  for (const auto& task : c->second)
-    if (auto h = holders_.find(task); h != holders_.end() && h->second.erase(member) != 0 && h->second.empty()) holders_.erase(h);
+  for (const std::uint32_t task : c->second) holders_[task].erase(member);
   copies_.erase(c);
 }
 

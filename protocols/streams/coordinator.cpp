@@ -9,6 +9,7 @@ StreamsCoordinator::StreamsCoordinator(Kernel& kernel, Trace& trace, const std::
     : EpochGroup(kernel, trace, config.session_timeout),
       cluster_(cluster),
       topology_(topology),
+      source_topics_(topology.external_source_topics()),
       config_(config),
       initial_delay_(kernel) {
   configured_ = configure(topology_, TopicMetadata(cluster_.begin(), cluster_.end()));
@@ -19,13 +20,32 @@ StreamsCoordinator::StreamsCoordinator(Kernel& kernel, Trace& trace, const std::
 GroupMetadata StreamsCoordinator::group_metadata() const {
   GroupMetadata g;
   g.topology_epoch = 0;  // the scenario's one topology
-  for (const auto& topic : topology_.external_source_topics())
-    if (auto it = cluster_.find(topic); it != cluster_.end()) g.partitions[topic] = it->second;
+  for (const auto& topic : source_topics_)
+    if (auto it = cluster_.find(topic); it != cluster_.end()) g.partitions.emplace_hint(g.partitions.end(), topic, it->second);
   return g;
 }
 
+// group_metadata() != the metadata of the group epoch, without building it:
+// every heartbeat asks, and a topology reading 1,000 topics built a set and
+// a map of them each time (issue 16). Source topics, the cluster and the
+// recorded counts are all in name order: one walk of the three.
+bool StreamsCoordinator::metadata_changed() const {
+  const GroupMetadata& known = state_.subscribed_metadata;
+  if (known.topology_epoch != 0) return true;
+  auto k = known.partitions.begin();
+  auto c = cluster_.begin();
+  for (const auto& topic : source_topics_) {
+    if (c == cluster_.end() || c->first != topic) c = cluster_.lower_bound(topic);
+    if (c == cluster_.end() || c->first != topic) continue;  // not created yet: not in the metadata
+    if (k == known.partitions.end() || k->first != topic || k->second != c->second) return true;
+    ++k;
+    ++c;
+  }
+  return k != known.partitions.end();
+}
+
 void StreamsCoordinator::refresh_topology() {
-  if (state_.members.empty() || group_metadata() == state_.subscribed_metadata) return;
+  if (state_.members.empty() || !metadata_changed()) return;
   const auto before = configured_.status;
   configured_ = configure(topology_, TopicMetadata(cluster_.begin(), cluster_.end()));
   if (configured_.status != before)

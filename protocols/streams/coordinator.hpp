@@ -49,6 +49,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
 
  private:
   GroupMetadata group_metadata() const override;
+  bool metadata_changed() const;  // group_metadata() differs from the group epoch's
   std::optional<Targets> assign() override;
   bool target_delayed() const override { return initial_delay_.armed(); }
   void start_initial_delay();
@@ -66,6 +67,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
 
   const std::map<std::string, int>& cluster_;
   const Topology& topology_;
+  const std::vector<std::string> source_topics_;  // its external source topics, in name order
   CoordinatorConfig config_;
   ConfiguredTopology configured_;
   Timer initial_delay_;  // in memory only: a new coordinator does not resume it

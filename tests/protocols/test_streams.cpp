@@ -246,6 +246,30 @@ events: [{at: 30s, create-topic: U, partitions: 4}]
   CHECK(x.m.final_assignment.at("A").size() + x.m.final_assignment.at("B").size() == 4);
   CHECK_FALSE(x.m.violation);
 }
+
+// The coordinator compares the source topics' counts at every heartbeat
+// (one walk of the topology's topics, the cluster's and the recorded ones):
+// a topic among others the topology does not read grows, then one it reads.
+TEST_CASE("streams: a source topic's new partition count starts a group epoch; a topic it does not read does not") {
+  auto run_with = [](const std::string& events) {
+    return testing::run(R"(
+name: streams-metadata
+duration: 2m
+protocol: streams
+topics: [{name: A, partitions: 2}, {name: B, partitions: 2}, {name: C, partitions: 2}, {name: D, partitions: 2}, {name: E, partitions: 2}]
+topology: {subtopologies: [{id: "0", source: [E, A, C]}]}
+members: [{id: m1}, {id: m2}]
+events: [)" + events + "]\n");
+  };
+  const auto quiet = run_with("");
+  const auto unread = run_with("{at: 30s, add-partitions: {topic: D, count: 6}}");
+  const auto read = run_with("{at: 30s, add-partitions: {topic: C, count: 6}}");
+  CHECK(unread.m.final_generation == quiet.m.final_generation);
+  CHECK(read.m.final_generation == quiet.m.final_generation + 1);
+  CHECK(read.r.resources.size() == 6);  // tasks: the most partitions among its sources
+  CHECK(read.m.final_assignment.at("m1").size() + read.m.final_assignment.at("m2").size() == 6);
+  CHECK_FALSE(read.m.violation);
+}
 }
 
 TEST_SUITE("streams") {

@@ -376,13 +376,39 @@ struct GridOptions {
   std::vector<int> per_member{10, 100};
   std::vector<std::string> protocols{"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"};
   int repeats = 3;  // median of; a point whose first run takes over 10 s runs once
+  int topics = 1;   // the partitions spread evenly over this many topics, every member subscribing to all
 };
 
 // `bounces` rolling bounces one after another, each with the horizon of
 // one (10 s per member and 120 s to settle): a run `bounces` times as long.
-std::string rolling_bounce_of(int members, int partitions, const std::string& protocol, int bounces = 1) {
+// The group's topics: `orders` alone, or t0000.. sharing the partitions
+// evenly (the first ones one more). Under streams each is the source of a
+// sub-topology of its own, with its own store, so tasks count as partitions.
+struct BenchTopics {
+  std::string topics, subscribe, subtopologies;
+};
+
+BenchTopics bench_topics(int partitions, int count) {
+  BenchTopics b;
+  std::vector<std::string> names;
+  if (count == 1) names.push_back("orders");
+  for (int i = 0; count > 1 && i < count; ++i) names.push_back(fmt::format("t{:04d}", i));
+  for (int i = 0; i < count; ++i) {
+    const int n = partitions / count + (i < partitions % count ? 1 : 0);
+    const std::string sep = i == 0 ? "" : ", ";
+    b.topics += fmt::format("{}{{name: {}, partitions: {}}}", sep, names[i], n);
+    b.subscribe += sep + names[i];
+    b.subtopologies += fmt::format("{}{{id: \"{}\", source: [{}], state: [{}]}}", sep, i, names[i],
+                                   count == 1 ? std::string("store") : "store" + std::to_string(i));
+  }
+  return b;
+}
+
+std::string rolling_bounce_of(int members, int partitions, const std::string& protocol, int bounces = 1,
+                              int topic_count = 1) {
   const bool streams = protocol == "streams";
   const int round = 10 * members + 120;
+  const BenchTopics t = bench_topics(partitions, topic_count);
   std::string events;
   for (int b = 0; b < bounces; ++b)
     events += fmt::format("  - {{at: {}s, rolling-bounce: all, down: 5s, interval: 10s}}\n", 30 + b * round);
@@ -394,13 +420,13 @@ duration: {}s
 network: {{latency: {{uniform: [0.5ms, 2ms]}}}}
 costs: {{revoke: 10ms, assign: 20ms}}
 load: {{produce.rate: 1000, process.rate: 4000}}
-topics: [{{name: orders, partitions: {}}}]
+topics: [{}]
 {}members: {{count: {}, prefix: c{}}}
 events:
 {})",
-                     30 + bounces * round, streams ? "protocol: streams\n" : "", partitions,
-                     streams ? "topology: {subtopologies: [{id: \"0\", source: [orders], state: [store]}]}\n" : "",
-                     members, streams ? "" : ", subscribe: [orders]", events);
+                     30 + bounces * round, streams ? "protocol: streams\n" : "", t.topics,
+                     streams ? "topology: {subtopologies: [" + t.subtopologies + "]}\n" : "", members,
+                     streams ? "" : ", subscribe: [" + t.subscribe + "]", events);
 }
 
 struct PointResult {
@@ -487,8 +513,8 @@ void bench_scenarios(const GridOptions& g) {
   std::vector<double> bare;
   for (int i = 0; i < 3; ++i) bare.push_back(run_bare(delays));
   const double b = median(bare);
-  fmt::print("scenarios: a rolling bounce of every member (N members, P N partitions), run + metrics, median of {}\n",
-             g.repeats);
+  fmt::print("scenarios: a rolling bounce of every member (N members, P N partitions over {} topic{}), run + metrics, median of {}\n",
+             g.topics, g.topics == 1 ? "" : "s", g.repeats);
   fmt::print("  baseline: bare std::priority_queue push/pop {:.2f} M events/s\n", b / 1e6);
   fmt::print("  {:>7} {:>10} {:<12} {:>10} {:>5} {:>12} {:>11} {:>8} {:>11} {:>9}\n", "members", "partitions", "protocol",
              "wall ms", "runs", "events", "M events/s", "/ bare", "sim / wall", "peak MiB");
@@ -496,7 +522,8 @@ void bench_scenarios(const GridOptions& g) {
   for (const int per : g.per_member) {
     for (const int members : g.members) {
       for (const auto& protocol : g.protocols) {
-        const PointResult p = measure_in_child(rolling_bounce_of(members, per * members, protocol), protocol, g.repeats);
+        const PointResult p =
+            measure_in_child(rolling_bounce_of(members, per * members, protocol, 1, g.topics), protocol, g.repeats);
         const double rate = static_cast<double>(p.events) / (p.wall_ms / 1000.0);
         fmt::print("  {:>7} {:>10} {:<12} {:>10.1f} {:>5} {:>12} {:>11.2f} {:>7.2f}x {:>10.0f}x {:>9.0f}\n", members,
                    per * members, protocol, p.wall_ms, p.runs, p.events, rate / 1e6, rate / b,
@@ -656,14 +683,20 @@ int main(int argc, char** argv) {
       bench_kafka_grid(g);
     } else if (w == "scenarios") {
       // Optionally followed by --members, --partitions-per-member,
-      // --protocols (comma lists) and --repeats.
+      // --protocols (comma lists), --repeats and --topics.
       GridOptions g;
       const bool ok = read_options(what, i, w, [&](const std::string& option, const std::string& value) {
         if (option == "--members") g.members = int_list(value);
         else if (option == "--partitions-per-member") g.per_member = int_list(value);
         else if (option == "--protocols") g.protocols = word_list(value);
         else if (option == "--repeats") g.repeats = std::stoi(value);
+        else if (option == "--topics") g.topics = std::stoi(value);
         else throw std::invalid_argument(option);
+        // Every topic has a partition at every point of the grid.
+        for (int m : g.members)
+          for (int per : g.per_member)
+            if (m < 1 || per < 1 || g.topics < 1 || g.topics > 10'000 || g.topics > m * per)
+              throw std::invalid_argument(option);
       });
       if (!ok) return 2;
       bench_scenarios(g);
