@@ -61,7 +61,6 @@ ConsumerCoordinator::MemberView ConsumerCoordinator::member_from(const Heartbeat
   MemberView m;
   m.client_id = req.client_id;
   m.instance_id = req.instance_id;
-  m.topics = TopicNames(req.topics);
   m.rebalance_timeout = req.rebalance_timeout;
   return m;
 }

@@ -70,7 +70,8 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
 
   Found member_for(const HeartbeatRequest& req);
   Found join(const HeartbeatRequest& req);
-  // What a heartbeat tells about its member (the id is the group's to give).
+  // What a heartbeat tells about its member (the id is the group's to give;
+  // the subscription is interned by the caller).
   static MemberView member_from(const HeartbeatRequest& req);
   void resubscribe(MemberView& m, const std::vector<std::string>& topics);
   void notice_classic_only();
