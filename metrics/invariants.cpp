@@ -102,20 +102,21 @@ void InvariantChecker::check_process_copies(const TraceEvent& ev) {
   }
 }
 
-std::set<std::string>& InvariantChecker::holders_of(Name task) {
-  if (task.id() >= holders_.size()) holders_.resize(task.id() + 1);
-  return holders_[task.id()];
-}
+std::set<std::string>& InvariantChecker::holders_of(Name task) { return holders_[task.id()]; }
 
 void InvariantChecker::drop_copy(const std::string& member, Name task) {
   if (auto c = copies_.find(member); c != copies_.end()) c->second.erase(task.id());
-  if (task.id() < holders_.size()) holders_[task.id()].erase(member);
+  drop_holder(task.id(), member);
+}
+
+void InvariantChecker::drop_holder(std::uint32_t task, const std::string& member) {
+  if (auto h = holders_.find(task); h != holders_.end() && h->second.erase(member) != 0 && h->second.empty()) holders_.erase(h);
 }
 
 void InvariantChecker::drop_copies(const std::string& member) {
   const auto c = copies_.find(member);
   if (c == copies_.end()) return;
-  for (const std::uint32_t task : c->second) holders_[task].erase(member);
+  for (const std::uint32_t task : c->second) drop_holder(task, member);
   copies_.erase(c);
 }
 

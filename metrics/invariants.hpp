@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,7 @@ class InvariantChecker {
   void check_process_copies(const TraceEvent& ev);
   std::set<std::string>& holders_of(Name task);
   void drop_copy(const std::string& member, Name task);
+  void drop_holder(std::uint32_t task, const std::string& member);
   void drop_copies(const std::string& member);
   void track_impairment(const TraceEvent& ev);
   void track_lost_message(const TraceEvent& ev);
@@ -127,8 +129,8 @@ class InvariantChecker {
   bool kip1071_ = false;  // the run is under the streams protocol (its coordinator withholds copies)
   // Tasks by their trace handle (Name::id): looked up, never listed, so no
   // handle order reaches output; string keys were 5% of a Streams run.
-  std::map<std::string, std::set<std::uint32_t>> copies_;  // Streams member -> tasks it holds, any role
-  std::vector<std::set<std::string>> holders_;             // task -> the members of copies_ holding it
+  std::map<std::string, std::set<std::uint32_t>> copies_;            // Streams member -> tasks it holds, any role
+  std::unordered_map<std::uint32_t, std::set<std::string>> holders_;  // task -> the members of copies_ holding it
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.
   std::map<std::string, History<Time>> answers_;

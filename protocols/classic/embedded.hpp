@@ -88,16 +88,16 @@ class EmbeddedProtocol {
   static std::vector<std::pair<std::string, MemberAssignment>> entries(const GroupAssignment& a);
 };
 
-// Builds the assignor's snapshot from the leader's JoinGroup response. Each
-// member's owned partitions are what `assignor` reads in Kafka: the user
-// data's last assignment for an assignor that keeps it, ownedPartitions for
-// every other. `generation` is the one being assigned (LeaderView).
 // The members' subscribed topics that `metadata` knows, with their counts.
-// A subscription equal to the member's before is read once: members
+// A subscription equal to the member's before is not read again: members
 // nearly always subscribe alike, and a group on 1,000 topics otherwise looked
 // every name up once per member at each rebalance (issue 16).
 Metadata subscribed_metadata(const Metadata& metadata, const std::vector<JoinedMember>& members);
 
+// Builds the assignor's snapshot from the leader's JoinGroup response. Each
+// member's owned partitions are what `assignor` reads in Kafka: the user
+// data's last assignment for an assignor that keeps it, ownedPartitions for
+// every other. `generation` is the one being assigned (LeaderView).
 GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, const std::vector<JoinedMember>& members,
                           int generation = -1);
 

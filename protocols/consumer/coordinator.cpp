@@ -13,8 +13,9 @@ ConsumerCoordinator::ConsumerCoordinator(Kernel& kernel, Trace& trace, const Met
                                          const Assignor& assignor, CoordinatorConfig config)
     : EpochGroup(kernel, trace, config.session_timeout), cluster_(cluster), assignor_(assignor), config_(config) {}
 
-// The subscribed topics' counts: each distinct subscription read once (the
-// coordinator interns them, so members subscribing alike share one list).
+// The subscribed topics' counts: a run of members (in id order) holding one
+// list reads it once (the coordinator interns subscriptions, so members
+// subscribing alike share one list).
 Metadata ConsumerCoordinator::group_metadata() const {
   Metadata out;
   const TopicNames::List* last = nullptr;
@@ -28,9 +29,9 @@ Metadata ConsumerCoordinator::group_metadata() const {
   return out;
 }
 
-// Equal subscriptions share one list. An unused list is dropped once the
-// table holds more than twice the members' (a group whose members all
-// subscribe differently keeps each list twice at most).
+// Equal subscriptions share one list. The table keeps each list it gave out
+// (as its key, and shared); lists no member holds any more are dropped when
+// it grows past twice the number of members, so it stays within that.
 TopicNames ConsumerCoordinator::intern(const std::vector<std::string>& topics) {
   if (auto it = subscriptions_.find(topics); it != subscriptions_.end()) return it->second;
   if (subscriptions_.size() > 2 * state_.members.size() + 16)

@@ -325,6 +325,12 @@ TEST_CASE("consumer: equal subscriptions share one list; a subscribed topic's ne
   beat("B", {"c"});                       // a new subscription: its own list
   CHECK(c.state().members.at(last["B"].member_id).topics.shared() != c.state().members.at(last["A"].member_id).topics.shared());
   CHECK(c.state().group_epoch == epoch + 3);
+  // The table drops lists no member holds as it grows (past 2 x 2 + 16
+  // here), never one a member still holds.
+  for (int i = 0; i < 40; ++i) beat("B", {"c", "x" + std::to_string(i)});
+  CHECK(c.state().members.at(last["B"].member_id).topics == std::vector<std::string>{"c", "x39"});
+  beat("B", {"c", "a", "missing"});
+  CHECK(c.state().members.at(last["B"].member_id).topics.shared() == c.state().members.at(last["A"].member_id).topics.shared());
 }
 
 // scenarios/kip848-add-partitions.yaml: the topic grows from 100 to 1,000

@@ -692,13 +692,18 @@ int main(int argc, char** argv) {
         else if (option == "--repeats") g.repeats = std::stoi(value);
         else if (option == "--topics") g.topics = std::stoi(value);
         else throw std::invalid_argument(option);
-        // Every topic has a partition at every point of the grid.
-        for (int m : g.members)
-          for (int per : g.per_member)
-            if (m < 1 || per < 1 || g.topics < 1 || g.topics > 10'000 || g.topics > m * per)
-              throw std::invalid_argument(option);
       });
       if (!ok) return 2;
+      // Every topic has a partition at every point of the grid (checked once
+      // every option is read, whatever their order).
+      for (int m : g.members)
+        for (int per : g.per_member)
+          if (m < 1 || per < 1 || g.topics < 1 || g.topics > 10'000 ||
+              std::int64_t{g.topics} > std::int64_t{m} * std::int64_t{per}) {
+            fmt::print(stderr, "bench scenarios: --topics {} must be 1 to 10,000 and at most every point's partitions "
+                               "(members x partitions per member, each at least 1)\n", g.topics);
+            return 2;
+          }
       bench_scenarios(g);
     } else if (w == "horizon") {
       // Optionally followed by --members, --partitions-per-member, --bounces
