@@ -83,6 +83,34 @@ double periods(const Scenario& s, Duration period) {
   return static_cast<double>(s.duration.count() / std::max(period, Duration{1}).count());
 }
 
+// The resources a group reaches, summed in file order: where the sum passes
+// kMaxResources is what the message points at.
+void check_resources(const Scenario& s) {
+  std::map<std::string, int> partitions;  // each topic's, at its largest so far
+  double total = 0;
+  const auto add = [&](double more, const Mark& mark) {
+    total += more;
+    if (total <= kMaxResources) return;
+    throw InputError(s.file, mark,
+                     fmt::format("the group's resources (partitions of every topic at their largest, each connector "
+                                 "and its tasks) reach {} here, above this simulator's limit of {} (each costs about "
+                                 "0.7 KB through a run); use fewer partitions",
+                                 format_count(total), format_count(kMaxResources)));
+  };
+  const auto grow = [&](const std::string& topic, int to, const Mark& mark) {
+    int& n = partitions[topic];
+    if (to <= n) return;
+    const double more = to - n;
+    n = to;
+    add(more, mark);
+  };
+  for (const auto& t : s.topics) grow(t.name, t.partitions, t.mark);
+  for (const auto& con : s.connectors) add(con.tasks + 1.0, con.mark);
+  for (const auto& ev : s.events)
+    if (const auto* ap = std::get_if<AddPartitions>(&ev.action)) grow(ap->topic, ap->count, ev.mark);
+    else if (const auto* ct = std::get_if<CreateTopic>(&ev.action)) grow(ct->topic, ct->partitions, ev.mark);
+}
+
 void check_members(const Scenario& s, const Counts& c) {
   if (c.members > kMaxMembers)
     throw InputError(s.file, s.members_mark,
@@ -94,28 +122,35 @@ void check_members(const Scenario& s, const Counts& c) {
     throw InputError(s.file, s.members_mark,
                      fmt::format("{} members over the run (members, joins, scale-outs) x {} resources (partitions "
                                  "at their largest, connectors and their tasks) = {} member-resource pairs, above "
-                                 "this simulator's limit of {} (twice its scale target, 1,000 members x 100,000 "
-                                 "partitions); use fewer members or partitions",
+                                 "this simulator's limit of {} (each group epoch or rebalance reads every member and "
+                                 "partition: twice 10,000 members x 500,000 partitions); use fewer members or "
+                                 "partitions",
                                  format_count(c.members), format_count(c.resources), format_count(pairs),
                                  format_count(kMaxMemberResources)));
 }
 
-void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c) {
+void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c, bool keeps_trace) {
   const std::string_view key = heartbeat_key(s, protocol, c.upgrades);
   const Duration heartbeat = config_millis(s, key);
   const Duration metadata = config_millis(s, "metadata.max.age.ms");
   const double rejoins = c.disruptions * c.members;
   const double events = c.members * (periods(s, heartbeat) + periods(s, metadata)) + rejoins;
-  if (events <= kMaxRunEvents) return;
+  const double limit = keeps_trace ? kMaxRunEvents : kMaxSummaryRunEvents;
+  if (events <= limit) return;
   const std::string also =
       rejoins > 0 ? fmt::format(", plus every member rejoining at each of {} disruptions", format_count(c.disruptions))
                   : std::string();
+  const std::string why =
+      keeps_trace ? fmt::format("for a run that keeps its trace (each event about 200 bytes of it; `run --timeline "
+                                "none` keeps none and takes up to {})",
+                                format_count(kMaxSummaryRunEvents))
+                  : std::string("(its time grows with them)");
   throw InputError(s.file, s.duration_mark,
-                   fmt::format("this run would execute about {} events, above this simulator's limit of {} (each "
-                               "leaves about 200 bytes of trace): {} members for {}, each heartbeating every {} "
-                               "({}) and refreshing metadata every {} (metadata.max.age.ms){}; shorten duration, "
-                               "use fewer members or raise {} or metadata.max.age.ms",
-                               format_count(events), format_count(kMaxRunEvents), format_count(c.members),
+                   fmt::format("this run would execute about {} events, above this simulator's limit of {} {}: {} "
+                               "members for {}, each heartbeating every {} ({}) and refreshing metadata every {} "
+                               "(metadata.max.age.ms){}; shorten duration, use fewer members or raise {} or "
+                               "metadata.max.age.ms",
+                               format_count(events), format_count(limit), why, format_count(c.members),
                                format_duration(s.duration), format_duration(heartbeat), key,
                                format_duration(metadata), also, key));
 }
@@ -219,10 +254,11 @@ void check_classic_streams(const Scenario& s, std::string_view protocol) {
                                format_count(kMaxClassicStreamsPairs)));
 }
 
-void check_budget(const Scenario& s, std::string_view protocol) {
+void check_budget(const Scenario& s, std::string_view protocol, bool keeps_trace) {
   const Counts c = count(s);
   check_members(s, c);
-  check_run_events(s, protocol, c);
+  check_resources(s);
+  check_run_events(s, protocol, c, keeps_trace);
 }
 
 void check_time_range(const Scenario& s) {

@@ -29,13 +29,21 @@ inline constexpr int kMaxPartitions = 1'000'000;
 // file, so the file's size alone does not bound them.
 inline constexpr std::size_t kMaxEvents = 1'000'000;
 
+// Resources: partitions of every topic at their largest, and each connector
+// and its tasks. Every one costs memory whoever holds it (its name, its
+// downtime and lag folds, its owner): about 0.7 KB through a run, the same
+// under every protocol (1,000,000 partitions and one member peak at
+// 0.7 GB), so 2,000,000 stay near 1.4 GB. The stretch of issue 16 has
+// 500,000; a topic alone may have kMaxPartitions.
+inline constexpr double kMaxResources = 2e6;
+
 // Member-resource pairs: members over the run (members + joins + scale-outs)
-// x resources (partitions of every topic at their largest, or each connector
-// and its tasks). Subscriptions, assignor inputs and each member's view of
-// the assignment grow with this product. The project's scale target,
-// 1,000 members x 100,000 partitions = 1e8, must pass; twice that is the
-// limit.
-inline constexpr double kMaxMemberResources = 2e8;
+// x resources. Memory no longer grows with this product (members share
+// subscription lists; each partition has one owner), but time does: each
+// group epoch or rebalance reads every member and every partition, and a
+// group makes at least one per member joining. Twice the stretch of issue
+// 16 (10,000 members x 500,000 partitions) is the limit.
+inline constexpr double kMaxMemberResources = 1e10;
 
 // Names a file may list in all (subscriptions, a count-form subscription
 // once per member, member lists), counted before they are copied. Written
@@ -46,12 +54,18 @@ inline constexpr double kMaxListedNames = 1e7;
 
 // Events a run may execute, estimated before it starts: each member's
 // heartbeats (horizon / heartbeat interval) and metadata refreshes (horizon /
-// metadata.max.age.ms), plus every member rejoining at each disruption. An
-// executed heartbeat leaves about one trace event of ~200 bytes, so the cap
-// keeps a run near 10 GB at worst. A 1,000-member group over an hour with a
-// 3 s heartbeat (1.2e6 heartbeats) passes easily; 100,000 members over 30
-// days (8.6e10) do not.
+// metadata.max.age.ms), plus every member rejoining at each disruption. A
+// run that keeps its trace (a timeline, --out, --trace, compare, swarm) holds
+// about one event of ~200 bytes per executed heartbeat, so the cap keeps it
+// near 10 GB at worst. A 1,000-member group over an hour with a 3 s
+// heartbeat (1.2e6 heartbeats) passes easily; 100,000 members over 30 days
+// (8.6e10) do not.
 inline constexpr double kMaxRunEvents = 5e7;
+// A run that keeps no trace (`run --timeline none`, sweeps, benchmarks)
+// folds its summary as it goes, its memory flat over the horizon
+// (docs/performance.md, sixth): the cap bounds its time instead. The
+// stretch of issue 16, a rolling bounce of 10,000 members, is about 4.4e8.
+inline constexpr double kMaxSummaryRunEvents = 1e9;
 
 // A Streams application over the classic protocol: Streams' high-availability
 // assignor ranks every client (process) for every stateful task at each
@@ -62,10 +76,11 @@ inline constexpr double kMaxRunEvents = 5e7;
 inline constexpr double kMaxClassicStreamsPairs = 1e7;
 
 // Refuses a scenario whose run under `protocol` (which sets the heartbeat
-// interval) exceeds kMaxMembers, kMaxMemberResources or kMaxRunEvents.
+// interval) exceeds kMaxMembers, kMaxResources, kMaxMemberResources or, for
+// a run that keeps its trace, kMaxRunEvents (else kMaxSummaryRunEvents).
 // Counts only, so it runs before the loader expands member ids; `all`
 // targets count as every member. Throws InputError.
-void check_budget(const Scenario& s, std::string_view protocol);
+void check_budget(const Scenario& s, std::string_view protocol, bool keeps_trace);
 
 // Refuses a Streams application's run under a classic `protocol` beyond
 // kMaxClassicStreamsPairs. Checked when a run starts, not when the file

@@ -293,7 +293,7 @@ void Loader::top(const YAML::Node& root) {
     fail(root, "a scenario needs resources: 'topics' (consumers, streams) or 'connectors' (Connect)");
   check_config();
   check_state_costs(root);
-  check_budget(s_, s_.protocol);  // before member ids are expanded
+  check_budget(s_, s_.protocol, false);  // before member ids are expanded; a run keeping its trace checks again
   apply_assignment_strategy();
   check_members_over_time();
   check_assignor_lists(s_);  // needs `all` resolved

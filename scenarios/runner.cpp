@@ -436,7 +436,9 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::string protocol = effective_protocol(scenario, options);
   const std::string assignor = effective_assignor(scenario, options);
   check_supported(scenario, protocol, assignor);
-  check_budget(scenario, protocol);  // `--protocol` may change the heartbeat interval the loader budgeted
+  // `--protocol` may change the heartbeat interval the loader budgeted, and a
+  // kept trace bounds events more tightly.
+  check_budget(scenario, protocol, options.keep_trace);
   check_classic_streams(scenario, protocol);
   const AssignorExec* exec = effective_exec(scenario, options);
   if (assignor == "exec" && exec == nullptr)

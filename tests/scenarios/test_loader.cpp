@@ -280,47 +280,85 @@ TEST_CASE("events may not reach past the 10-year clock, however their durations 
             .empty());
 }
 
-TEST_CASE("the budget: members x resources and the events a run executes, under the protocol it runs") {
+TEST_CASE("the budget: resources, members x resources and the events a run executes, under the protocol it runs") {
   // The project's scale target loads: 1,000 members x 100,000 partitions, an hour, 3 s heartbeats.
   const Scenario target = load_text(
       "name: n\nduration: 1h\ntopics: [{name: T, partitions: 100000}]\n"
       "members: {count: 1000, prefix: m, subscribe: [T]}\n"
       "events: [{at: 1m, rolling-bounce: all, down: 5s, interval: 30s}]\n",
       "inline");
-  CHECK_NOTHROW(check_budget(target, "consumer"));
-  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
-                "members: {count: 2001, prefix: m, subscribe: [T]}\n")
-            .find("4:10: 2,001 members over the run (members, joins, scale-outs) x 100,000 resources") == 0);
-  // Growth counts at its largest, and joining members count.
-  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
-                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
-                "events: [{at: 1s, add-partitions: {topic: T, count: 200001}}]\n")
-            .find("x 200,001 resources") != std::string::npos);
-  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 100000}]\n"
-                "members: {count: 1000, prefix: m, subscribe: [T]}\n"
-                "events: [{at: 1s, scale-out: 1001, subscribe: [T]}]\n")
-            .find("2,001 members over the run") != std::string::npos);
-  CHECK(refusal("name: n\nduration: 1m\nconnectors: [{name: c, tasks: 199999}]\n"
-                "members: {count: 1001, prefix: w}\n")
-            .find("x 200,000 resources") != std::string::npos);
-  // Heartbeats: 100,000 members over 30 days do not pass, and the message
-  // names the numbers and the keys.
-  CHECK(refusal("name: n\nduration: 720h\ntopics: [{name: T, partitions: 4}]\n"
-                "members: {count: 100000, prefix: m, subscribe: [T]}\n")
-            .find("2:11: this run would execute about 87,264,000,000 events") == 0);
-  // A rolling bounce of every member makes every member rejoin each time.
-  CHECK(refusal("name: n\nduration: 1h\ntopics: [{name: T, partitions: 4}]\n"
+  CHECK_NOTHROW(check_budget(target, "consumer", true));
+  // The stretch: 10,000 members x 500,000 partitions through a rolling bounce
+  // (10,000 s) loads and runs without a trace; a run keeping its trace is
+  // refused, and told how to run it.
+  const Scenario stretch = load_text(
+      "name: n\nduration: 100200s\ntopics: [{name: T, partitions: 500000}]\n"
+      "members: {count: 10000, prefix: m, subscribe: [T]}\n"
+      "events: [{at: 30s, rolling-bounce: all, down: 5s, interval: 10s}]\n",
+      "inline");
+  CHECK_NOTHROW(check_budget(stretch, "consumer", false));
+  CHECK_NOTHROW(check_budget(stretch, "cooperative", false));
+  CHECK_THROWS_WITH_AS(check_budget(stretch, "cooperative", true),
+                       "inline:2:11: this run would execute about 437,340,000 events, above this simulator's limit "
+                       "of 50,000,000 for a run that keeps its trace (each event about 200 bytes of it; `run "
+                       "--timeline none` keeps none and takes up to 1,000,000,000): 10,000 members for 100200.000s, "
+                       "each heartbeating every 3.000s (heartbeat.interval.ms) and refreshing metadata every 300.000s "
+                       "(metadata.max.age.ms), plus every member rejoining at each of 10,000 disruptions; shorten "
+                       "duration, use fewer members or raise heartbeat.interval.ms or metadata.max.age.ms",
+                       InputError);
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 500000}]\n"
+                "members: {count: 20001, prefix: m, subscribe: [T]}\n")
+            .find("4:10: 20,001 members over the run (members, joins, scale-outs) x 500,000 resources") == 0);
+  // Joining members count.
+  CHECK(refusal("name: n\nduration: 1m\ntopics: [{name: T, partitions: 500000}]\n"
                 "members: {count: 10000, prefix: m, subscribe: [T]}\n"
-                "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 100ms}]\n")
-            .find("plus every member rejoining at each of 10,000 disruptions") != std::string::npos);
-  // The heartbeat interval is the protocol's: `run --protocol` is checked again.
+                "events: [{at: 1s, scale-out: 10001, subscribe: [T]}]\n")
+            .find("20,001 members over the run") != std::string::npos);
+  // Resources, whatever the members: the declaration that passes 2,000,000
+  // is named, growth counting at its largest.
+  CHECK(refusal("name: n\nduration: 1m\n"
+                "topics: [{name: A, partitions: 1000000}, {name: B, partitions: 1000000}, {name: C, partitions: 1}]\n"
+                "members: [{id: m, subscribe: [A]}]\n") ==
+        "3:74: the group's resources (partitions of every topic at their largest, each connector and its tasks) "
+        "reach 2,000,001 here, above this simulator's limit of 2,000,000 (each costs about 0.7 KB through a run); "
+        "use fewer partitions");
+  const std::string grown =
+      "name: n\nduration: 1m\n"
+      "topics: [{name: A, partitions: 1000000}, {name: B, partitions: 500000}, {name: C, partitions: 400000}]\n"
+      "members: [{id: m, subscribe: [A]}]\nevents:\n- {at: 1s, add-partitions: {topic: B, count: 600000}}\n";
+  CHECK(refusal(grown).empty());  // 2,000,000 exactly
+  CHECK(refusal(grown + "- {at: 2s, add-partitions: {topic: C, count: 400001}}\n")
+            .find("7:3: the group's resources (partitions of every topic at their largest, each connector and its "
+                  "tasks) reach 2,000,001 here") == 0);
+  CHECK(refusal("name: n\nduration: 1m\nconnectors: [{name: a, tasks: 999999}, {name: b, tasks: 999999}, {name: c, tasks: 1}]\n"
+                "members: {count: 2, prefix: w}\n")
+            .find("reach 2,000,002 here") != std::string::npos);
+  // Heartbeats: 100,000 members over 30 days do not pass even without a
+  // trace, and the message names the numbers and the keys.
+  CHECK(refusal("name: n\nduration: 720h\ntopics: [{name: T, partitions: 4}]\n"
+                "members: {count: 100000, prefix: m, subscribe: [T]}\n") ==
+        "2:11: this run would execute about 87,264,000,000 events, above this simulator's limit of 1,000,000,000 "
+        "(its time grows with them): 100,000 members for 2592000.000s, each heartbeating every 3.000s "
+        "(heartbeat.interval.ms) and refreshing metadata every 300.000s (metadata.max.age.ms); shorten duration, use fewer members or raise "
+        "heartbeat.interval.ms or metadata.max.age.ms");
+  // A rolling bounce of every member makes every member rejoin each time.
+  const Scenario bounced = load_text(
+      "name: n\nduration: 1h\ntopics: [{name: T, partitions: 4}]\n"
+      "members: {count: 10000, prefix: m, subscribe: [T]}\n"
+      "events: [{at: 1s, rolling-bounce: all, down: 1s, interval: 100ms}]\n",
+      "inline");
+  CHECK_THROWS_WITH_AS(check_budget(bounced, "eager", true),
+                       doctest::Contains("plus every member rejoining at each of 10,000 disruptions"), InputError);
+  // The heartbeat interval is the protocol's: `run --protocol` is checked
+  // again, and a run keeping its trace (RunOptions' default) by the tighter limit.
   const Scenario slow = load_text(
       "name: n\nduration: 5h\nprotocol: consumer\n"
       "config: {group.consumer.heartbeat.interval.ms: 20s}\n"
       "topics: [{name: T, partitions: 4}]\nmembers: {count: 10000, prefix: m, subscribe: [T]}\n",
       "inline");
-  CHECK_NOTHROW(check_budget(slow, "consumer"));
-  CHECK_THROWS_AS(check_budget(slow, "eager"), InputError);
+  CHECK_NOTHROW(check_budget(slow, "consumer", true));
+  CHECK_THROWS_AS(check_budget(slow, "eager", true), InputError);
+  CHECK_NOTHROW(check_budget(slow, "eager", false));
   RunOptions eager;
   eager.protocol = "eager";
   CHECK_THROWS_WITH_AS(run(slow, eager), doctest::Contains("(heartbeat.interval.ms)"), InputError);
