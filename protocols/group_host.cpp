@@ -46,7 +46,9 @@ std::unique_ptr<Group> GroupHost::with_records(std::unique_ptr<Group> g) const {
 GroupHost::Streams GroupHost::make_streams() const {
   streams::CoordinatorConfig c = config_.streams;
   c.group_id = config_.group_id;
-  return with_records(std::make_unique<streams::StreamsCoordinator>(kernel_, trace_, cluster_, *topology_, c));
+  auto g = with_records(std::make_unique<streams::StreamsCoordinator>(kernel_, trace_, cluster_, *topology_, c));
+  g->follow_cluster_version(config_.cluster_version);
+  return g;
 }
 
 GroupHost::Classic GroupHost::make_classic() const {
@@ -56,7 +58,9 @@ GroupHost::Classic GroupHost::make_classic() const {
 GroupHost::Consumer GroupHost::make_consumer() const {
   consumer::CoordinatorConfig c = config_.consumer;
   c.group_id = config_.group_id;
-  return with_records(std::make_unique<consumer::ConsumerCoordinator>(kernel_, trace_, cluster_, consumer_assignor_, c));
+  auto g = with_records(std::make_unique<consumer::ConsumerCoordinator>(kernel_, trace_, cluster_, consumer_assignor_, c));
+  g->follow_cluster_version(config_.cluster_version);
+  return g;
 }
 
 void GroupHost::emit(std::string kind, std::vector<TraceField> fields) {

@@ -44,6 +44,9 @@ struct HostConfig {
   std::string group_id = "group";                  // group.id: the key of every record
   std::size_t max_batch_bytes = epoch::kDefaultMaxBatchBytes;  // message.max.bytes
   epoch::RecordsOut* records_out = nullptr;        // `run --records`
+  // The cluster metadata's change count (GroupTopics::version), if the
+  // caller keeps one: see EpochGroup::follow_cluster_version.
+  const std::uint64_t* cluster_version = nullptr;
 };
 
 class GroupHost final : public classic::ClassicEndpoint,

@@ -25,6 +25,7 @@ void GroupTopics::add_partitions(const std::string& topic, int count) {
   std::vector<std::string> added;
   for (int p = current; p < count; ++p) added.push_back(resource_name({topic, p}));
   current = count;
+  ++version_;
   if (group_topics_.count(topic) != 0)
     trace_.emit(kernel_.now(), "scenario", "resources-added", {{"topic", topic}, {"resources", added}});
 }

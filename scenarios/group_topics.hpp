@@ -19,14 +19,19 @@ class GroupTopics {
  public:
   GroupTopics(const Scenario& s, const Kernel& kernel, Trace& trace);
 
-  // The partition counts every member and coordinator reads.
-  protocols::classic::Metadata& metadata() { return metadata_; }
+  // The partition counts every member and coordinator reads; changed only
+  // through this class, which counts each change in version().
+  const protocols::classic::Metadata& metadata() const { return metadata_; }
+  const std::uint64_t& version() const { return version_; }
   // The subscriptions of the members present at the start, without trace.
   void initial(const std::vector<std::string>& topics);
   void subscribed(const std::vector<std::string>& topics);
   void add_partitions(const std::string& topic, int count);
   // A topic comes into existence (Streams: create-topic).
-  void create(const std::string& topic, int partitions) { metadata_[topic] = partitions; }
+  void create(const std::string& topic, int partitions) {
+    metadata_[topic] = partitions;
+    ++version_;
+  }
   // Every resource of the group at the end, in declaration order.
   std::vector<std::string> resources() const;
 
@@ -35,6 +40,7 @@ class GroupTopics {
   const Kernel& kernel_;
   Trace& trace_;
   protocols::classic::Metadata metadata_;
+  std::uint64_t version_ = 0;
   std::set<std::string> group_topics_;
 };
 

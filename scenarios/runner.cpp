@@ -75,7 +75,7 @@ class GroupRun {
         task_assignor_(make_task_assignor(protocol, assignor, plugin_)),
         server_assignor_(consumer_ ? nullptr : protocols::make_consumer_assignor("uniform")),
         host_(kernel_, trace_, network_, topics_.metadata(), consumer_ ? *assignor_ : *server_assignor_,
-              host_config(s, records_.get(), task_assignor_.get())),
+              host_config(s, records_.get(), task_assignor_.get(), topics_)),
         protocol_name_(std::move(protocol)),
         lists_(s, protocol_name_, assignor, plugin_) {
     network_.set_bandwidth(s.bandwidth_bytes_per_s);
@@ -396,10 +396,12 @@ class GroupRun {
   }
 
   static protocols::HostConfig host_config(const Scenario& s, protocols::epoch::RecordsOut* records,
-                                           const protocols::streams::TaskAssignor* task_assignor) {
+                                           const protocols::streams::TaskAssignor* task_assignor,
+                                           const GroupTopics& topics) {
     protocols::HostConfig c = scenario::host_config(s);
     c.records_out = records;
     c.streams.assignor = task_assignor;
+    c.cluster_version = &topics.version();
     return c;
   }
 

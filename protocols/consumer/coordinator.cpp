@@ -39,12 +39,29 @@ TopicNames ConsumerCoordinator::intern(const std::vector<std::string>& topics) {
   return subscriptions_.emplace(topics, TopicNames(topics)).first->second;
 }
 
+// A heartbeat's subscription, interned: looked up by the request's list
+// first, the member's own object at every heartbeat until it resubscribes,
+// so a heartbeat costs a pointer lookup instead of comparing every name
+// (issue 16). A key is held, so its address is not reused while it is one;
+// keys only the table holds are dropped as the intern table's are.
+TopicNames ConsumerCoordinator::intern_requested(const TopicNames& requested) {
+  const auto& key = requested.shared();
+  if (key == nullptr) return intern(requested.list());
+  if (auto it = requested_.find(key); it != requested_.end()) return it->second;
+  if (requested_.size() > 2 * state_.members.size() + 16)
+    std::erase_if(requested_, [](const auto& e) { return e.first.use_count() == 1; });
+  return requested_.emplace(key, intern(requested.list())).first->second;
+}
+
 // Every heartbeat checks the subscribed topics' partition counts; the set of
 // subscribed topics only changes with a new group epoch, which records it.
-// Both maps are in name order: a subscribed topic is usually the cluster's
-// next one, found with one comparison (a lookup per topic was half of a
-// heartbeat in a group on 1,000 topics).
 bool ConsumerCoordinator::metadata_changed() const {
+  return metadata_differs([this] { return metadata_walk_changed(); });
+}
+
+// The check itself. Both maps are in name order: a subscribed topic is
+// usually the cluster's next one, found with one comparison.
+bool ConsumerCoordinator::metadata_walk_changed() const {
   auto c = cluster_.begin();
   for (const auto& [topic, count] : state_.subscribed_metadata) {
     if (c == cluster_.end() || c->first != topic) c = cluster_.lower_bound(topic);
@@ -66,9 +83,12 @@ ConsumerCoordinator::MemberView ConsumerCoordinator::member_from(const Heartbeat
   return m;
 }
 
-void ConsumerCoordinator::resubscribe(MemberView& m, const std::vector<std::string>& topics) {
-  if (m.topics == topics) return;
-  m.topics = intern(topics);
+void ConsumerCoordinator::resubscribe(MemberView& m, const TopicNames& requested) {
+  TopicNames topics = intern_requested(requested);
+  if (m.topics.shared() == topics.shared()) return;
+  const bool same = m.topics == topics;  // a list from the records (a replayed group): the same subscription
+  m.topics = std::move(topics);
+  if (same) return;
   write_member(m);
   bump_group_epoch("subscription changed");
 }
@@ -120,7 +140,7 @@ ConsumerCoordinator::Found ConsumerCoordinator::member_for(const HeartbeatReques
 // protocol, so the old one must have left (-2).
 ConsumerCoordinator::Found ConsumerCoordinator::join(const HeartbeatRequest& req) {
   MemberView view = member_from(req);
-  view.topics = intern(req.topics);
+  view.topics = intern_requested(req.topics);
   MemberView* m = join_member(req.member_id, req.client_id, std::move(view));
   return {m, m != nullptr ? Error::None : Error::UnreleasedInstanceId};
 }

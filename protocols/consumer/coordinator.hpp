@@ -65,6 +65,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   GroupSpec spec() const;          // for a built-in server assignor
   // A subscription as a shared list: one per distinct list of names.
   TopicNames intern(const std::vector<std::string>& topics);
+  TopicNames intern_requested(const TopicNames& requested);
   Duration session_timeout_of(const MemberView& m) const override;
   void on_member_removed() override { notice_classic_only(); }
 
@@ -73,7 +74,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   // What a heartbeat tells about its member (the id is the group's to give;
   // the subscription is interned by the caller).
   static MemberView member_from(const HeartbeatRequest& req);
-  void resubscribe(MemberView& m, const std::vector<std::string>& topics);
+  void resubscribe(MemberView& m, const TopicNames& requested);
   void notice_classic_only();
   bool metadata_changed() const;
 
@@ -83,12 +84,15 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   std::string take_over_static(MemberView& old, const classic::JoinGroupRequest& req);
   std::string join_classic(const classic::JoinGroupRequest& req);
 
+  bool metadata_walk_changed() const;
+
   const Metadata& cluster_;
   const Assignor& assignor_;
   CoordinatorConfig config_;
   std::function<void()> classic_only_;
   std::set<std::string> pending_classic_;  // ids given with MEMBER_ID_REQUIRED, not joined yet
   std::map<std::vector<std::string>, TopicNames> subscriptions_;  // intern's lists, pruned when unused
+  std::map<std::shared_ptr<const TopicNames::List>, TopicNames> requested_;  // a request's list -> interned
 };
 
 }  // namespace rsim::protocols::consumer

@@ -20,11 +20,11 @@ void ConsumerMember::send_request(std::optional<Units> owned, std::uint64_t seq)
   req.member_epoch = member_epoch();
   req.client_id = config().client_id;
   req.instance_id = config().instance_id;
-  req.topics = config().topics;
+  req.topics = subscription();
   req.owned = std::move(owned);
   req.rebalance_timeout = config().max_poll_interval;
   const bool joining = req.member_epoch == kJoinEpoch;
-  const bool with_topics = joining || req.topics != sent_topics_;
+  const bool with_topics = joining || !(req.topics == sent_topics_);
   if (with_topics) sent_topics_ = req.topics;
   const bool carries = with_topics || req.owned.has_value();
   const auto request_bytes = static_cast<std::int64_t>(request_size(req, with_topics));
@@ -43,6 +43,16 @@ void ConsumerMember::send_request(std::optional<Units> owned, std::uint64_t seq)
   ctx_.network.send(node(), dir->node, "ConsumerGroupHeartbeat", [dir, req = std::move(req), reply = std::move(reply)]() mutable {
     if (dir->coordinator != nullptr) dir->coordinator->handle_heartbeat(std::move(req), std::move(reply));
   });
+}
+
+void ConsumerMember::subscribe(std::vector<std::string> topics) {
+  subscription_ = TopicNames();
+  EpochMember::subscribe(std::move(topics));
+}
+
+const TopicNames& ConsumerMember::subscription() {
+  if (subscription_.shared() == nullptr) subscription_ = TopicNames(config().topics);
+  return subscription_;
 }
 
 void ConsumerMember::send_leave(int epoch) {

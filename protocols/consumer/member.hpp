@@ -41,8 +41,14 @@ class ConsumerMember final : public epoch::EpochMember<ClientPartitions> {
   Duration assign_cost(const Units& add) override { return config().assign_time(add); }
 
 
+  void subscribe(std::vector<std::string> topics) override;
+  // The subscription as one shared list, built once per subscription: a
+  // heartbeat carries it without copying 1,000 names (issue 16).
+  const TopicNames& subscription();
+
   MemberContext ctx_;
-  std::vector<std::string> sent_topics_;  // the subscription last sent (protocol-bytes)
+  TopicNames subscription_;  // null: not built since the last subscribe
+  TopicNames sent_topics_;   // the subscription last sent (protocol-bytes)
 };
 
 }  // namespace rsim::protocols::consumer

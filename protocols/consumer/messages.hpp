@@ -4,6 +4,7 @@
 // Facts: ../shared/reference/ section 6.
 #pragma once
 
+#include "protocols/consumer/topic_names.hpp"
 #include "protocols/epoch/heartbeat.hpp"
 #include "protocols/epoch/member_state.hpp"
 #include "protocols/topic_partition.hpp"
@@ -29,7 +30,7 @@ struct HeartbeatRequest {
   int member_epoch = kJoinEpoch;
   std::string client_id;  // the scenario's member id
   std::optional<std::string> instance_id;
-  std::vector<std::string> topics;       // the subscription
+  TopicNames topics;                     // the subscription: the member's own list, the same object until it resubscribes
   // ownedTopicPartitions. Unset: not sent. The client sends it when joining,
   // after a failed request, and in the first heartbeat after a completed
   // reconciliation; otherwise it is unchanged since the last one sent

@@ -55,6 +55,7 @@ template <class T>
 void EpochGroup<T>::bump_group_epoch(const std::string& why) {
   ++state_.group_epoch;
   state_.subscribed_metadata = group_metadata();
+  ++metadata_version_;
   append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
   emit("group-epoch", {{"epoch", state_.group_epoch}, {"reason", why}});
 }
@@ -398,6 +399,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
     arm_session(m.member_id);
   }
   state_.subscribed_metadata = group_metadata();
+  ++metadata_version_;
   append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
   append(TargetEpochRecord{state_.target_epoch});
   std::vector<std::string> names;
@@ -410,6 +412,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
 template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
+  ++metadata_version_;
   log_.assign(log);
   if constexpr (kHolderIndex<T>) holders_.rebuild(log_, state_.members);
   converged_.reset();

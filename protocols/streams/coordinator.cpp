@@ -30,6 +30,10 @@ GroupMetadata StreamsCoordinator::group_metadata() const {
 // a map of them each time (issue 16). Source topics, the cluster and the
 // recorded counts are all in name order: one walk of the three.
 bool StreamsCoordinator::metadata_changed() const {
+  return metadata_differs([this] { return metadata_walk_changed(); });
+}
+
+bool StreamsCoordinator::metadata_walk_changed() const {
   const GroupMetadata& known = state_.subscribed_metadata;
   if (known.topology_epoch != 0) return true;
   auto k = known.partitions.begin();

@@ -50,6 +50,7 @@ class StreamsCoordinator final : public epoch::EpochGroup<StreamsTasks> {
  private:
   GroupMetadata group_metadata() const override;
   bool metadata_changed() const;  // group_metadata() differs from the group epoch's
+  bool metadata_walk_changed() const;  // the same, read topic by topic
   std::optional<Targets> assign() override;
   bool target_delayed() const override { return initial_delay_.armed(); }
   void start_initial_delay();

@@ -333,6 +333,52 @@ TEST_CASE("consumer: equal subscriptions share one list; a subscribed topic's ne
   CHECK(c.state().members.at(last["B"].member_id).topics.shared() == c.state().members.at(last["A"].member_id).topics.shared());
 }
 
+// With the cluster's change count (GroupTopics keeps one), a heartbeat reads
+// the subscribed topics' counts only when the count or the recorded metadata
+// moved since a check found nothing; without it, at every heartbeat (above).
+TEST_CASE("consumer: with the cluster's change count, the counts are read again only after a change") {
+  using namespace protocols::consumer;
+  Kernel kernel;
+  Trace trace;
+  Metadata cluster{{"a", 2}, {"b", 3}};
+  std::uint64_t version = 0;
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  c.follow_cluster_version(&version);
+  HeartbeatResponse last;
+  const TopicNames just_a{"a"};  // one list object, sent at every heartbeat as a member does
+  auto beat = [&](const TopicNames& topics) {
+    HeartbeatRequest req;
+    req.member_id = last.member_id;
+    req.member_epoch = last.member_epoch;
+    req.owned = last.assignment;
+    req.client_id = "A";
+    req.topics = topics;
+    req.rebalance_timeout = std::chrono::seconds(300);
+    c.handle_heartbeat(req, [&](HeartbeatResponse r) { last = r; });
+    REQUIRE(last.error == Error::None);
+  };
+  for (int i = 0; i < 3; ++i) beat(just_a);
+  const int epoch = c.state().group_epoch;
+  cluster["a"] = 4;  // not counted: the coordinator relies on the count
+  beat(just_a);
+  CHECK(c.state().group_epoch == epoch);
+  ++version;
+  beat(just_a);
+  CHECK(c.state().group_epoch == epoch + 1);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 4}});
+  beat(TopicNames{"a"});  // an equal list in another object: the same subscription
+  CHECK(c.state().group_epoch == epoch + 1);
+  beat(TopicNames{"a", "b"});  // a new subscription records b's count
+  CHECK(c.state().group_epoch == epoch + 2);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 4}, {"b", 3}});
+  cluster["b"] = 5;
+  ++version;
+  beat(TopicNames{"a", "b"});
+  CHECK(c.state().group_epoch == epoch + 3);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 4}, {"b", 5}});
+}
+
 // scenarios/kip848-add-partitions.yaml: the topic grows from 100 to 1,000
 // partitions at 202 s. A classic leader notices at its next metadata refresh
 // (metadata.max.age.ms: 300 s after it joined, so at 300 s) and only then
