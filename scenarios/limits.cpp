@@ -22,6 +22,7 @@ namespace {
 struct Counts {
   double members = 0;      // member processes: members, joins, scale-outs
   double resources = 0;    // partitions at their largest; connectors and tasks
+  double topics = 0;       // topics declared or created, and connectors
   double disruptions = 0;  // events, a rolling one once per member it restarts
   int all_targets = 0;     // rolling events over `all` not yet resolved
   bool upgrades = false;   // some members will speak the consumer protocol
@@ -60,8 +61,14 @@ Counts count(const Scenario& s) {
   c.members = static_cast<double>(s.members.size());
   for (const auto& ev : s.events) count_event(ev, c);
   c.disruptions += c.all_targets * c.members;  // `all`: at most every member
-  for (const auto& [topic, n] : largest_partitions(s)) c.resources += n;
-  for (const auto& con : s.connectors) c.resources += con.tasks + 1;
+  for (const auto& [topic, n] : largest_partitions(s)) {
+    c.resources += n;
+    c.topics += 1;
+  }
+  for (const auto& con : s.connectors) {
+    c.resources += con.tasks + 1;
+    c.topics += 1;
+  }
   return c;
 }
 
@@ -83,8 +90,9 @@ double periods(const Scenario& s, Duration period) {
   return static_cast<double>(s.duration.count() / std::max(period, Duration{1}).count());
 }
 
-// The resources a group reaches, summed in file order: where the sum passes
-// kMaxResources is what the message points at.
+// The resources a group reaches, summed over the topics, the connectors,
+// then the events in time order: the declaration or event at which the sum
+// passes kMaxResources is what the message points at.
 void check_resources(const Scenario& s) {
   std::map<std::string, int> partitions;  // each topic's, at its largest so far
   double total = 0;
@@ -129,6 +137,18 @@ void check_members(const Scenario& s, const Counts& c) {
                                  format_count(kMaxMemberResources)));
 }
 
+void check_member_topics(const Scenario& s, const Counts& c) {
+  const double pairs = c.members * c.topics;
+  if (pairs <= kMaxMemberTopics) return;
+  throw InputError(s.file, s.members_mark,
+                   fmt::format("{} members over the run (members, joins, scale-outs) x {} topics (declared or "
+                               "created, and connectors) = {} member-topic pairs, above this simulator's limit of {} "
+                               "(a classic member keeps its own copy of every topic's metadata); use fewer members "
+                               "or topics",
+                               format_count(c.members), format_count(c.topics), format_count(pairs),
+                               format_count(kMaxMemberTopics)));
+}
+
 void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c, bool keeps_trace) {
   const std::string_view key = heartbeat_key(s, protocol, c.upgrades);
   const Duration heartbeat = config_millis(s, key);
@@ -142,7 +162,7 @@ void check_run_events(const Scenario& s, std::string_view protocol, const Counts
                   : std::string();
   const std::string why =
       keeps_trace ? fmt::format("for a run that keeps its trace (each event about 200 bytes of it; `run --timeline "
-                                "none` keeps none and takes up to {})",
+                                "none` without --out, --trace or --html keeps none and takes up to {})",
                                 format_count(kMaxSummaryRunEvents))
                   : std::string("(its time grows with them)");
   throw InputError(s.file, s.duration_mark,
@@ -258,6 +278,7 @@ void check_budget(const Scenario& s, std::string_view protocol, bool keeps_trace
   const Counts c = count(s);
   check_members(s, c);
   check_resources(s);
+  check_member_topics(s, c);
   check_run_events(s, protocol, c, keeps_trace);
 }
 

@@ -39,11 +39,19 @@ inline constexpr double kMaxResources = 2e6;
 
 // Member-resource pairs: members over the run (members + joins + scale-outs)
 // x resources. Memory no longer grows with this product (members share
-// subscription lists; each partition has one owner), but time does: each
+// subscription lists; each partition has one owner; what a member copies per
+// topic is bounded by kMaxMemberTopics), but time does: each
 // group epoch or rebalance reads every member and every partition, and a
 // group makes at least one per member joining. Twice the stretch of issue
 // 16 (10,000 members x 500,000 partitions) is the limit.
 inline constexpr double kMaxMemberResources = 1e10;
+
+// Member-topic pairs: members over the run x topics (declared or created,
+// and each connector). A classic member keeps its own copy of the cluster's
+// topic metadata, every topic's count (its known and its assigned metadata),
+// so this product is memory: 2e7 map entries are about 1.6 GB. Twice the
+// stretch of issue 16 (10,000 members x 1,000 topics).
+inline constexpr double kMaxMemberTopics = 2e7;
 
 // Names a file may list in all (subscriptions, a count-form subscription
 // once per member, member lists), counted before they are copied. Written
@@ -76,7 +84,8 @@ inline constexpr double kMaxSummaryRunEvents = 1e9;
 inline constexpr double kMaxClassicStreamsPairs = 1e7;
 
 // Refuses a scenario whose run under `protocol` (which sets the heartbeat
-// interval) exceeds kMaxMembers, kMaxResources, kMaxMemberResources or, for
+// interval) exceeds kMaxMembers, kMaxResources, kMaxMemberResources,
+// kMaxMemberTopics or, for
 // a run that keeps its trace, kMaxRunEvents (else kMaxSummaryRunEvents).
 // Counts only, so it runs before the loader expands member ids; `all`
 // targets count as every member. Throws InputError.

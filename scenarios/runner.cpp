@@ -439,8 +439,9 @@ RunResult run(const Scenario& scenario, const RunOptions& options) {
   const std::string assignor = effective_assignor(scenario, options);
   check_supported(scenario, protocol, assignor);
   // `--protocol` may change the heartbeat interval the loader budgeted, and a
-  // kept trace bounds events more tightly.
-  check_budget(scenario, protocol, options.keep_trace);
+  // kept trace bounds events more tightly (without an observer the trace is
+  // kept whatever keep_trace says).
+  check_budget(scenario, protocol, options.keep_trace || options.observer == nullptr);
   check_classic_streams(scenario, protocol);
   const AssignorExec* exec = effective_exec(scenario, options);
   if (assignor == "exec" && exec == nullptr)

@@ -18,7 +18,7 @@ void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Re
   if (auto refused = refuse_join(req, known, pending, other != nullptr)) return reply(std::move(*refused));
   if (!known && other != nullptr) id = take_over_static(*other, req);
   else if (!known) id = join_classic(req);
-  else resubscribe(state_.members.at(id), req.subscription.topics);
+  else resubscribe(state_.members.at(id), intern(req.subscription.topics));
   if (metadata_changed()) bump_group_epoch("topic metadata changed");
   const MemberView& member = advance(id, req.subscription.owned);
   classic::JoinGroupResponse r;

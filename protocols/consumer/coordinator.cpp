@@ -30,8 +30,9 @@ Metadata ConsumerCoordinator::group_metadata() const {
 }
 
 // Equal subscriptions share one list. The table keeps each list it gave out
-// (as its key, and shared); lists no member holds any more are dropped when
-// it grows past twice the number of members, so it stays within that.
+// (as its key, and shared); lists nobody holds any more (a member, or a
+// request's list in intern_requested's table) are dropped when it grows past
+// twice the number of members.
 TopicNames ConsumerCoordinator::intern(const std::vector<std::string>& topics) {
   if (auto it = subscriptions_.find(topics); it != subscriptions_.end()) return it->second;
   if (subscriptions_.size() > 2 * state_.members.size() + 16)
@@ -43,7 +44,9 @@ TopicNames ConsumerCoordinator::intern(const std::vector<std::string>& topics) {
 // first, the member's own object at every heartbeat until it resubscribes,
 // so a heartbeat costs a pointer lookup instead of comparing every name
 // (issue 16). A key is held, so its address is not reused while it is one;
-// keys only the table holds are dropped as the intern table's are.
+// keys only the table holds are dropped as the intern table's are. A member
+// process that is down or gone still holds its list, so the table is bounded
+// by the member processes of the run, not by the group's members.
 TopicNames ConsumerCoordinator::intern_requested(const TopicNames& requested) {
   const auto& key = requested.shared();
   if (key == nullptr) return intern(requested.list());
@@ -83,8 +86,7 @@ ConsumerCoordinator::MemberView ConsumerCoordinator::member_from(const Heartbeat
   return m;
 }
 
-void ConsumerCoordinator::resubscribe(MemberView& m, const TopicNames& requested) {
-  TopicNames topics = intern_requested(requested);
+void ConsumerCoordinator::resubscribe(MemberView& m, TopicNames topics) {
   if (m.topics.shared() == topics.shared()) return;
   const bool same = m.topics == topics;  // a list from the records (a replayed group): the same subscription
   m.topics = std::move(topics);
@@ -132,7 +134,7 @@ ConsumerCoordinator::Found ConsumerCoordinator::member_for(const HeartbeatReques
   if (it == state_.members.end()) return {nullptr, Error::UnknownMemberId};
   MemberView& m = it->second;
   if (!epoch_valid(m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
-  resubscribe(m, req.topics);
+  resubscribe(m, intern_requested(req.topics));
   return {&m, Error::None};
 }
 

@@ -74,7 +74,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   // What a heartbeat tells about its member (the id is the group's to give;
   // the subscription is interned by the caller).
   static MemberView member_from(const HeartbeatRequest& req);
-  void resubscribe(MemberView& m, const TopicNames& requested);
+  void resubscribe(MemberView& m, TopicNames topics);  // `topics` interned
   void notice_classic_only();
   bool metadata_changed() const;
 

@@ -301,7 +301,8 @@ TEST_CASE("the budget: resources, members x resources and the events a run execu
   CHECK_THROWS_WITH_AS(check_budget(stretch, "cooperative", true),
                        "inline:2:11: this run would execute about 437,340,000 events, above this simulator's limit "
                        "of 50,000,000 for a run that keeps its trace (each event about 200 bytes of it; `run "
-                       "--timeline none` keeps none and takes up to 1,000,000,000): 10,000 members for 100200.000s, "
+                       "--timeline none` without --out, --trace or --html keeps none and takes up to "
+                       "1,000,000,000): 10,000 members for 100200.000s, "
                        "each heartbeating every 3.000s (heartbeat.interval.ms) and refreshing metadata every 300.000s "
                        "(metadata.max.age.ms), plus every member rejoining at each of 10,000 disruptions; shorten "
                        "duration, use fewer members or raise heartbeat.interval.ms or metadata.max.age.ms",
@@ -333,6 +334,19 @@ TEST_CASE("the budget: resources, members x resources and the events a run execu
   CHECK(refusal("name: n\nduration: 1m\nconnectors: [{name: a, tasks: 999999}, {name: b, tasks: 999999}, {name: c, tasks: 1}]\n"
                 "members: {count: 2, prefix: w}\n")
             .find("reach 2,000,002 here") != std::string::npos);
+  // Member-topic pairs: every classic member copies every topic's count.
+  // 10,000 members on 2,000 one-partition topics pass the resource caps but
+  // not this one; 1,000 topics (the stretch's) pass.
+  auto on_topics = [](int topics) {
+    std::string names;
+    for (int t = 0; t < topics; ++t) names += fmt::format("{}{{name: t{}, partitions: 1}}", t == 0 ? "" : ", ", t);
+    return "name: n\nduration: 1m\ntopics: [" + names + "]\nmembers: {count: 10000, prefix: m, subscribe: [t0]}\n";
+  };
+  CHECK(refusal(on_topics(1000)).empty());
+  CHECK(refusal(on_topics(2001)) ==
+        "4:10: 10,000 members over the run (members, joins, scale-outs) x 2,001 topics (declared or created, and "
+        "connectors) = 20,010,000 member-topic pairs, above this simulator's limit of 20,000,000 (a classic member "
+        "keeps its own copy of every topic's metadata); use fewer members or topics");
   // Heartbeats: 100,000 members over 30 days do not pass even without a
   // trace, and the message names the numbers and the keys.
   CHECK(refusal("name: n\nduration: 720h\ntopics: [{name: T, partitions: 4}]\n"
