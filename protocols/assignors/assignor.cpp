@@ -7,6 +7,7 @@
 #include "protocols/assignors/sticky.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <map>
 #include <set>
@@ -15,6 +16,37 @@ namespace rsim::protocols {
 
 std::vector<const MemberSubscription*> sorted_members(const GroupSnapshot& group) {
   return sorted_by_instance_then_member(group.members);
+}
+
+std::optional<std::vector<std::size_t>> distinct_string_order(const std::vector<std::string_view>& keys) {
+  std::size_t shared = keys.empty() ? 0 : keys[0].size();
+  for (const auto& k : keys) {
+    const auto diff = std::mismatch(keys[0].begin(), keys[0].begin() + static_cast<std::ptrdiff_t>(shared), k.begin(), k.end());
+    shared = static_cast<std::size_t>(diff.first - keys[0].begin());
+  }
+  // Bytes shared..shared+7 big-endian (as unsigned chars, as std::string
+  // compares them), zeros past the end: packed keys in order are keys in
+  // order wherever they differ.
+  std::vector<std::pair<std::uint64_t, std::size_t>> packed(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::uint64_t v = 0;
+    for (std::size_t b = 0; b < 8; ++b) {
+      const std::size_t at = shared + b;
+      v = (v << 8) | (at < keys[i].size() ? static_cast<unsigned char>(keys[i][at]) : 0u);
+    }
+    packed[i] = {v, i};
+  }
+  std::sort(packed.begin(), packed.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    const int c = keys[a.second].substr(shared).compare(keys[b.second].substr(shared));
+    return c != 0 ? c < 0 : a.second < b.second;
+  });
+  for (std::size_t i = 1; i < packed.size(); ++i)
+    if (packed[i].first == packed[i - 1].first && keys[packed[i].second] == keys[packed[i - 1].second]) return std::nullopt;
+  std::vector<std::size_t> out;
+  out.reserve(packed.size());
+  for (const auto& p : packed) out.push_back(p.second);
+  return out;
 }
 
 bool use_rack_aware_assignment(const std::vector<std::string>& consumer_racks,

@@ -23,12 +23,15 @@ std::size_t capacity_for(std::size_t n) {
   return capacity;
 }
 
+// A counting sort by bucket (stable: insertion order within a bucket); the
+// capacity is at most twice the entries but for the first 16.
 std::vector<std::size_t> iteration_order(const std::vector<std::int32_t>& hashes, std::size_t capacity) {
+  const auto bucket = [&](std::size_t i) { return spread(hashes[i]) & (capacity - 1); };
+  std::vector<std::size_t> starts(capacity + 1, 0);
+  for (std::size_t i = 0; i < hashes.size(); ++i) ++starts[bucket(i) + 1];
+  for (std::size_t b = 0; b < capacity; ++b) starts[b + 1] += starts[b];
   std::vector<std::size_t> order(hashes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return (spread(hashes[a]) & (capacity - 1)) < (spread(hashes[b]) & (capacity - 1));
-  });
+  for (std::size_t i = 0; i < hashes.size(); ++i) order[starts[bucket(i)]++] = i;
   return order;
 }
 

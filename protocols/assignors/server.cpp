@@ -83,14 +83,19 @@ void sort_runs(std::vector<TopicPartition>& list, Less less) {
 
 // Puts a member's list in TopicPartition order (topic name, then
 // partition), comparing topics by their rank among the metadata's names
-// (already in name order) instead of comparing the names.
+// (already in name order) instead of comparing the names. Holds the
+// metadata's topics, interned once per call, for the builders to read by
+// rank: interning them again and looking counts up by name, a few maps
+// keyed by name per topic, made uniform on 1,000 topics ten times slower
+// than Kafka's (issue 16).
 class ListOrder {
  public:
-  explicit ListOrder(const GroupSpec& group) {
-    const auto topics = metadata_topics(group);  // interned before the table is sized
+  explicit ListOrder(const GroupSpec& group) : topics_(metadata_topics(group)) {  // interned before the table is sized
     rank_.assign(Topic::count(), -1);
-    for (std::size_t i = 0; i < topics.size(); ++i) rank_[topics[i].first.id()] = static_cast<int>(i);
+    for (std::size_t i = 0; i < topics_.size(); ++i) rank_[topics_[i].first.id()] = static_cast<int>(i);
   }
+  // The metadata's topics (handle, partition count), in name order: by rank.
+  const std::vector<std::pair<Topic, int>>& topics() const { return topics_; }
   bool known(const TopicPartition& tp) const { return rank(tp.topic) >= 0; }
   int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
   bool before(const TopicPartition& a, const TopicPartition& b) const {
@@ -129,6 +134,7 @@ class ListOrder {
   }
 
  private:
+  std::vector<std::pair<Topic, int>> topics_;
   std::vector<int> rank_;  // by Topic::id(): place among the metadata's names, or -1
 };
 
@@ -173,11 +179,10 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
 // a partition. Members are marked one by one (`mark`), each list read once.
 class OwnedFlags {
  public:
-  explicit OwnedFlags(const GroupSpec& group) {
-    const auto topics = metadata_topics(group);
+  explicit OwnedFlags(const ListOrder& metadata) {
     flags_.resize(Topic::count());
     counts_.assign(Topic::count(), 0);
-    for (const auto& [topic, n] : topics) counts_[topic.id()] = std::max(n, 0);  // a negative count: none
+    for (const auto& [topic, n] : metadata.topics()) counts_[topic.id()] = std::max(n, 0);  // a negative count: none
   }
   // Appends topic t's partitions nobody owns to `out`.
   template <class Runs>
@@ -296,25 +301,51 @@ class PartitionRuns {
 // A member that keeps exactly its quota, all of subscribed topics, in
 // order, gets its current list back, shared (as Kafka's builder returns the
 // member's own assignment object); the others get new lists.
-TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order) {
+// The subscribed topics' ranks in the order Kafka iterates their ids (a
+// Java HashSet; topic_id_order), from their ranks in name order: a topic
+// the given order names twice comes twice.
+std::vector<int> ranks_in_id_order(const GroupSpec& group, const ListOrder& order, const std::vector<int>& subscribed) {
+  std::vector<int> out;
+  if (group.topic_order.empty()) {  // the names' Java hashes: no copies of the names
+    std::vector<std::int32_t> hashes;
+    hashes.reserve(subscribed.size());
+    for (int k : subscribed) hashes.push_back(java::string_hash(order.topics()[static_cast<std::size_t>(k)].first.name()));
+    for (auto i : java::iteration_order(hashes, java::capacity_for(subscribed.size()))) out.push_back(subscribed[i]);
+    return out;
+  }
+  std::vector<std::string> names;
+  for (int k : subscribed) names.push_back(order.topics()[static_cast<std::size_t>(k)].first.name());
+  for (const auto& t : topic_id_order(group.topic_order, names)) out.push_back(order.rank(Topic(t)));
+  return out;
+}
+
+// `subscribed`: the ranks of the topics every member subscribes to, as
+// listed (all in the metadata).
+TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order, std::vector<int> subscribed) {
   TargetAssignment out(group.members.size(), no_partitions());
-  const auto& first = *group.members[0].topics;
-  const std::set<std::string> subscribed(first.begin(), first.end());
+  {  // name order, each once: flags by rank, not a sort
+    std::vector<char> listed(order.topics().size(), 0);
+    for (int k : subscribed) listed[static_cast<std::size_t>(k)] = 1;
+    subscribed.clear();
+    for (std::size_t k = 0; k < listed.size(); ++k)
+      if (listed[k] != 0) subscribed.push_back(static_cast<int>(k));
+  }
   if (subscribed.empty()) return out;
-  OwnedFlags assigned(group);
-  std::vector<int> slot(Topic::count(), -1);                    // by_topic's
-  std::vector<char> is_subscribed(Topic::count(), 0);           // by Topic::id()
-  for (const auto& t : subscribed) is_subscribed[Topic(t).id()] = 1;  // interned by OwnedFlags
-  const auto subscribed_to = [&](Topic t) { return is_subscribed[t.id()] != 0; };
+  std::vector<char> is_subscribed(Topic::count(), 0);  // by Topic::id()
+  for (int k : subscribed) is_subscribed[order.topics()[static_cast<std::size_t>(k)].first.id()] = 1;
+  OwnedFlags assigned(order);
+  std::vector<int> slot(Topic::count(), -1);  // by_topic's
+  const auto subscribed_to = [&](Topic t) { return t.id() < is_subscribed.size() && is_subscribed[t.id()] != 0; };
   std::vector<char> as_is(group.members.size());  // in order, every topic subscribed
   for (std::size_t i = 0; i < group.members.size(); ++i)
     as_is[i] = assigned.mark(group.members[i].owned(), order, subscribed_to);
   // Unassigned partitions, topics in id-set order.
   PartitionRuns unassigned;
   int total = 0;  // over the id order, as before: a topic it names twice counts twice
-  for (const auto& t : topic_id_order(group.topic_order, {subscribed.begin(), subscribed.end()})) {
-    assigned.append_unowned(Topic(t), group.topics.at(t), unassigned);
-    total += group.topics.at(t);
+  for (int k : ranks_in_id_order(group, order, subscribed)) {
+    const auto [topic, partitions] = order.topics()[static_cast<std::size_t>(k)];
+    assigned.append_unowned(topic, partitions, unassigned);
+    total += partitions;
   }
   const int members = static_cast<int>(group.members.size());
   const int min_quota = total / members;
@@ -683,13 +714,17 @@ class HeterogeneousBuilder {
 // Each topic's subscribers for the broker-side range assignor: their lists
 // in sorted order (instance ids first, then member ids), a member listed
 // once. Built per subscription rather than per member and topic: a group
-// subscribing alike shares one list for every topic (issue 16).
+// subscribing alike shares one list for every topic. Topics are the
+// metadata's, by their place in it (name order), looked up by handle: maps
+// keyed by name, a few per topic, made a 1,000-topic assignment slower than
+// Kafka's (issue 16).
 class RangeSubscribers {
  public:
   using List = std::vector<TopicPartition>;
 
   RangeSubscribers(const GroupSpec& group, const Subscriptions& subscriptions, std::vector<List>& out)
-      : lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()) {
+      : metadata_(metadata_topics(group)), lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()),
+        subscriptions_of_(metadata_.size()) {
     int rank = 0;
     for (const auto* m : sorted_by_instance_then_member(group.members)) {
       const auto i = static_cast<std::size_t>(m - group.members.data());
@@ -702,20 +737,28 @@ class RangeSubscribers {
       }
       ++rank;
     }
+    std::vector<int> place(Topic::count(), -1);  // by Topic::id(): place in metadata_
+    for (std::size_t k = 0; k < metadata_.size(); ++k) place[metadata_[k].first.id()] = static_cast<int>(k);
     for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)
       for (const auto& t : *subscriptions.lists[s]) {
-        auto& of = subscriptions_of_[t];
+        const Topic topic(t);
+        const int k = topic.id() < place.size() ? place[topic.id()] : -1;
+        if (k < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
+        auto& of = subscriptions_of_[static_cast<std::size_t>(k)];
         if (of.empty() || of.back() != s) of.push_back(s);
       }
   }
 
-  // Topic t's subscribers' lists, in sorted order.
-  const std::vector<List*>& of(const std::string& t) const {
-    auto it = subscriptions_of_.find(t);
-    if (it == subscriptions_of_.end()) return none_;
-    if (it->second.size() == 1) return lists_[it->second.front()];
-    auto [merged, added] = merged_.try_emplace(t);
-    if (added) merged->second = merge(it->second);
+  // The metadata's topics (handle, partition count), in name order.
+  const std::vector<std::pair<Topic, int>>& topics() const { return metadata_; }
+
+  // The subscribers' lists of the metadata's k-th topic, in sorted order.
+  const std::vector<List*>& of(std::size_t k) const {
+    const auto& subscriptions = subscriptions_of_[k];
+    if (subscriptions.empty()) return none_;
+    if (subscriptions.size() == 1) return lists_[subscriptions.front()];
+    auto [merged, added] = merged_.try_emplace(subscriptions);
+    if (added) merged->second = merge(subscriptions);
     return merged->second;
   }
 
@@ -734,11 +777,12 @@ class RangeSubscribers {
     return out;
   }
 
+  std::vector<std::pair<Topic, int>> metadata_;
   std::vector<std::vector<List*>> lists_;  // per subscription: its members' lists, sorted order
   std::vector<std::vector<int>> ranks_;    // ... and their places in that order
   std::vector<List*> by_rank_;
-  std::map<std::string_view, std::vector<std::size_t>, std::less<>> subscriptions_of_;  // topic -> subscriptions
-  mutable std::map<std::string_view, std::vector<List*>, std::less<>> merged_;
+  std::vector<std::vector<std::size_t>> subscriptions_of_;  // per metadata topic: the subscriptions naming it
+  mutable std::map<std::vector<std::size_t>, std::vector<List*>> merged_;  // by the subscriptions merged
   std::vector<List*> none_;
 };
 
@@ -817,18 +861,24 @@ GroupAssignment ServerAssignor::assign(const GroupSnapshot& group) const {
 
 TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
-  const auto subscribed = subscribed_topics(group, subscriptions);
-  if (group.members.empty()) return {};
   const ListOrder order(group);
-  if (group.homogeneous) return homogeneous_uniform(group, order);
+  std::vector<int> first;  // the first subscription's topics by rank
+  for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)  // by rank: no set of names to build
+    for (const auto& t : *subscriptions.lists[s]) {
+      const int rank = order.rank(Topic(t));
+      if (rank < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
+      if (s == 0) first.push_back(rank);
+    }
+  if (group.members.empty()) return {};
+  if (group.homogeneous) return homogeneous_uniform(group, order, std::move(first));
+  const auto subscribed = subscribed_topics(group, subscriptions);
   return HeterogeneousBuilder(group, subscriptions, topic_uuid_order(group.topic_uuid_order, subscribed), order).build();
 }
 
 TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
-  const auto subscribed = subscribed_topics(group, subscriptions);
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
-  const RangeSubscribers subscribers(group, subscriptions, lists);
+  const RangeSubscribers subscribers(group, subscriptions, lists);  // throws on a topic not in the metadata
   // Each topic's range: subscriber i of k gets count(i) partitions from first(i).
   struct Range {
     Topic topic;
@@ -838,13 +888,13 @@ TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
     int first(int i) const { return i * quota + std::min(i, extra); }
   };
   std::vector<Range> ranges;
-  for (const auto& t : subscribed) {
+  for (std::size_t t = 0; t < subscribers.topics().size(); ++t) {  // the subscribed ones, in name order
     const auto& subs = subscribers.of(t);
     if (subs.empty()) continue;
-    const int partitions = group.topics.at(t);
+    const auto [topic, partitions] = subscribers.topics()[t];
     const int k = static_cast<int>(subs.size());
     const int quota = partitions / k, extra = partitions % k;
-    ranges.push_back({Topic(t), &subs, quota, extra, quota > 0 ? k : extra});
+    ranges.push_back({topic, &subs, quota, extra, quota > 0 ? k : extra});
   }
   // Topics one after another with the same subscribers (all of them, when
   // subscriptions are homogeneous) are written member by member, each list

@@ -249,6 +249,42 @@ TEST_CASE("range: the first P % C members in MemberInfo order take one extra par
   CHECK(a.at("m2") == std::vector<TP>{{"a", 5}, {"a", 6}, {"b", 1}});
 }
 
+// Members are sorted by their ids' bytes after the prefix all share, packed
+// in an integer, and by whole ids only where those are equal: the order
+// must be std::string's wherever the packed bytes cannot tell (a shorter id
+// against one with a zero byte, ids longer than the packed bytes, bytes
+// past 0x7f), and equal ids must leave the order to the caller.
+TEST_CASE("member ids sort as std::string compares them; equal ids give no order") {
+  const std::vector<std::string> ids{"member10", "member9", "member100", std::string("member1\0", 8), "member1",
+                                     "member1234567890b", "member1234567890a", "member\xff", "member\x7f", "mem",
+                                     "member", "member12345678", "member12345677z"};
+  std::vector<std::string_view> keys(ids.begin(), ids.end());
+  const auto order = protocols::distinct_string_order(keys);
+  REQUIRE(order.has_value());
+  std::vector<std::string> got;
+  for (auto i : *order) got.push_back(ids[i]);
+  auto expected = ids;
+  std::sort(expected.begin(), expected.end());
+  CHECK(got == expected);
+  CHECK(protocols::distinct_string_order({}) == std::vector<std::size_t>{});
+  CHECK(protocols::distinct_string_order({"a", "b", "a"}) == std::nullopt);
+  CHECK(protocols::distinct_string_order({"x12345678a", "x12345678a"}) == std::nullopt);
+
+  // Statics first by instance id, then dynamics by member id; a repeated
+  // instance id falls back to the comparison sort (the answer is still sorted).
+  struct M {
+    std::string member_id;
+    std::optional<std::string> instance_id;
+  };
+  const std::vector<M> members{{"member10", std::nullopt}, {"member2", std::string("i-b")}, {"member9", std::nullopt},
+                               {"member1", std::string("i-a")}, {"member100", std::nullopt}};
+  std::vector<std::string> sorted;
+  for (const auto* m : protocols::sorted_by_instance_then_member(members)) sorted.push_back(m->member_id);
+  CHECK(sorted == std::vector<std::string>{"member1", "member2", "member10", "member100", "member9"});
+  const std::vector<M> repeated{{"b", std::string("i")}, {"a", std::string("i")}, {"c", std::nullopt}};
+  CHECK(protocols::sorted_by_instance_then_member(repeated).back()->member_id == "c");
+}
+
 // The broker-side range builds each topic's subscribers per distinct
 // subscription: a topic only one subscription lists shares its members' list,
 // one that several list merges them in sorted order, and members past the
