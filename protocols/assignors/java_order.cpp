@@ -1,6 +1,7 @@
 #include "protocols/assignors/java_order.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 namespace rsim::protocols::java {
@@ -26,6 +27,7 @@ std::size_t capacity_for(std::size_t n) {
 // A counting sort by bucket (stable: insertion order within a bucket); the
 // capacity is at most twice the entries but for the first 16.
 std::vector<std::size_t> iteration_order(const std::vector<std::int32_t>& hashes, std::size_t capacity) {
+  capacity = std::bit_ceil(std::max<std::size_t>(capacity, 1));  // a HashMap's table: a power of two, never empty
   const auto bucket = [&](std::size_t i) { return spread(hashes[i]) & (capacity - 1); };
   std::vector<std::size_t> starts(capacity + 1, 0);
   for (std::size_t i = 0; i < hashes.size(); ++i) ++starts[bucket(i) + 1];

@@ -25,7 +25,8 @@ inline std::uint32_t spread(std::int32_t h) {
 // The capacity of a HashMap created empty that has held at most `n` entries.
 std::size_t capacity_for(std::size_t n);
 
-// Positions of `hashes` (given in insertion order) in iteration order.
+// Positions of `hashes` (given in insertion order) in iteration order; a
+// capacity that is not a power of two is rounded up to one (0 to 1).
 std::vector<std::size_t> iteration_order(const std::vector<std::int32_t>& hashes, std::size_t capacity);
 
 }  // namespace rsim::protocols::java

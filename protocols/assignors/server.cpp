@@ -3,6 +3,7 @@
 #include "protocols/assignors/java_order.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -31,19 +32,6 @@ Subscriptions subscriptions_of(const GroupSpec& group) {
     s.of.push_back(s.lists.size() - 1);
   }
   return s;
-}
-
-// Throws unless every subscribed topic exists; returns the subscribed topics.
-std::set<std::string> subscribed_topics(const GroupSpec& group, const Subscriptions& subscriptions) {
-  std::set<std::string> out;
-  for (const auto* list : subscriptions.lists) {
-    for (const auto& t : *list) {
-      if (group.topics.count(t) == 0)
-        throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
-      out.insert(t);
-    }
-  }
-  return out;
 }
 
 // The metadata's topics as handles with their partition counts, in name
@@ -98,6 +86,13 @@ class ListOrder {
   const std::vector<std::pair<Topic, int>>& topics() const { return topics_; }
   bool known(const TopicPartition& tp) const { return rank(tp.topic) >= 0; }
   int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
+  // A name's rank, or -1, without interning it (a snapshot may name topics
+  // the metadata does not hold): a binary search of the names.
+  int rank_of_name(std::string_view name) const {
+    const auto at = std::lower_bound(topics_.begin(), topics_.end(), name,
+                                     [](const std::pair<Topic, int>& t, std::string_view n) { return t.first.name() < n; });
+    return at != topics_.end() && at->first.name() == name ? static_cast<int>(at - topics_.begin()) : -1;
+  }
   bool before(const TopicPartition& a, const TopicPartition& b) const {
     if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
     return rank_[a.topic.id()] < rank_[b.topic.id()];
@@ -420,6 +415,26 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   return out;
 }
 
+// Each subscribed topic's place in topic id order (Uuid.compareTo), by rank
+// (`subscribed`: flags by rank): the snapshot's `topic_uuid_order` first, as
+// given (a name given twice takes its last place), then the rest by the
+// simulator's ids, the names' Java string hashes, ties in name order.
+// Ranks, not sets of names: those were a third of a heterogeneous call over
+// 1,000 topics (issue 16).
+std::vector<std::size_t> uuid_places(const GroupSpec& group, const ListOrder& order, const std::vector<char>& subscribed) {
+  constexpr std::size_t kUnplaced = SIZE_MAX;
+  std::vector<std::size_t> place(subscribed.size(), kUnplaced);
+  std::size_t next = 0;
+  for (const auto& t : group.topic_uuid_order)
+    if (const int r = order.rank_of_name(t); r >= 0 && subscribed[static_cast<std::size_t>(r)]) place[static_cast<std::size_t>(r)] = next++;
+  std::vector<std::pair<std::int32_t, std::size_t>> rest;  // (hash, rank): ties in name order
+  for (std::size_t r = 0; r < subscribed.size(); ++r)
+    if (subscribed[r] && place[r] == kUnplaced) rest.emplace_back(java::string_hash(order.topics()[r].first.name()), r);
+  std::sort(rest.begin(), rest.end());
+  for (const auto& [hash, r] : rest) place[r] = next++;
+  return place;
+}
+
 // Heterogeneous subscriptions: Kafka's UniformHeterogeneousAssignmentBuilder.
 // Balance over stickiness: drop unsubscribed topics, keep the rest, deal
 // unassigned partitions topic by topic (most partitions per subscriber
@@ -427,52 +442,59 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
 // to the least loaded subscribers of each topic, round after round, until no
 // topic can improve (at most 16 rounds).
 //
-// Topics are indices into topics_ (first-seen order) and members indices into
+// Topics are indices into handles_ (name order) and members indices into
 // the snapshot: the builder once looked topics up by name in maps per
 // partition and wrote the answer with a pass over every partition per member,
 // seconds at 1,000 members x 50,000 partitions (issue 16).
 class HeterogeneousBuilder {
  public:
-  HeterogeneousBuilder(const GroupSpec& group, const Subscriptions& subscriptions,
-                       const std::vector<std::string>& id_order, const ListOrder& order)
-      : group_(group), order_(order), subscription_of_(subscriptions.of), sizes_(group.members.size(), 0) {
-    std::map<std::string_view, int> index;  // topic name -> index in topics_
-    for (const auto* list : subscriptions.lists) {
-      subscriptions_.emplace_back();
-      for (const auto& t : *list) {
-        auto [it, added] = index.emplace(t, static_cast<int>(topics_.size()));
-        if (added) add_topic(t);
-        subscriptions_.back().push_back(it->second);
+  // `subscriptions`: each distinct subscription's topics by rank, as listed;
+  // `subscription_of`: each member's entry in it.
+  HeterogeneousBuilder(const GroupSpec& group, const std::vector<std::size_t>& subscription_of,
+                       const std::vector<std::vector<int>>& subscriptions, const ListOrder& order)
+      : group_(group), order_(order), subscription_of_(subscription_of), sizes_(group.members.size(), 0), changed_(group.members.size(), 0) {
+    std::vector<char> subscribed(order.topics().size(), 0);  // by rank
+    for (const auto& list : subscriptions)
+      for (int r : list) subscribed[static_cast<std::size_t>(r)] = 1;
+    std::vector<int> index(order.topics().size(), -1);  // rank -> index in handles_
+    std::vector<int> ranks;                              // index in handles_ -> rank
+    for (std::size_t r = 0; r < subscribed.size(); ++r)
+      if (subscribed[r]) {
+        index[r] = static_cast<int>(handles_.size());
+        ranks.push_back(static_cast<int>(r));
+        add_topic(order.topics()[r]);
       }
+    for (const auto& list : subscriptions) {
+      subscriptions_.emplace_back();
+      for (int r : list) subscriptions_.back().push_back(index[static_cast<std::size_t>(r)]);
     }
-    for (std::size_t i = 0; i < group.members.size(); ++i)
-      for (int k : subscriptions_[subscription_of_[i]]) subscribers_[static_cast<std::size_t>(k)].push_back(static_cast<int>(i));
+    share_subscribers();
     topic_index_.assign(Topic::count(), -1);
     for (std::size_t k = 0; k < handles_.size(); ++k) topic_index_[handles_[k].id()] = static_cast<int>(k);
-    std::map<std::string_view, std::size_t> rank;  // a name given twice: its last place
-    for (std::size_t r = 0; r < id_order.size(); ++r) rank[id_order[r]] = r;
-    for (const auto& t : topics_) {
-      auto it = rank.find(t);
-      id_rank_.push_back(it == rank.end() ? rank.size() : it->second);
-    }
+    const auto places = uuid_places(group, order, subscribed);
+    for (int r : ranks) id_rank_.push_back(places[static_cast<std::size_t>(r)]);
     scratch_start_.assign(group.members.size() + 1, -1);
     scratch_end_.assign(group.members.size() + 1, 0);
   }
 
   TargetAssignment build() {
     TargetAssignment out(group_.members.size(), no_partitions());
-    if (topics_.empty()) return out;
+    if (handles_.empty()) return out;
     keep_owned();
     // Deal the unassigned partitions.
     std::vector<int> with_unassigned;
-    for (int k = 0; k < static_cast<int>(topics_.size()); ++k)
+    for (int k = 0; k < static_cast<int>(handles_.size()); ++k)
       if (std::count(owners(k).begin(), owners(k).end(), -1) > 0) with_unassigned.push_back(k);
     Balancer balancer(*this);
+    std::vector<int> picks;
     for (int k : sorted(with_unassigned)) {
-      balancer.initialize(subscribers(k));
       auto& o = owners(k);
+      const auto unowned = static_cast<std::size_t>(std::count(o.begin(), o.end(), -1));
+      const bool few = least_loaded_few(subscribers(k), unowned, picks);
+      if (!few) balancer.initialize(subscribers(k));
+      auto pick = picks.begin();
       for (std::size_t p = 0; p < o.size(); ++p)
-        if (o[p] == -1) assign(k, static_cast<int>(p), balancer.next_least_loaded());
+        if (o[p] == -1) assign(k, static_cast<int>(p), few ? *pick++ : balancer.next_least_loaded());
     }
     balance();
     write(out);
@@ -552,21 +574,66 @@ class HeterogeneousBuilder {
     int most_start_ = 0, most_end_ = 0, most_count_ = 1, next_most_ = -1;
   };
 
-  void add_topic(const std::string& t) {
-    topics_.push_back(t);
-    handles_.emplace_back(t);
-    partitions_.push_back(group_.topics.at(t));
-    subscribers_.emplace_back();
+  // The Balancer's first `count` picks when no more than the least loaded
+  // members take them: those members in order (sizes read before any is
+  // dealt a partition, as the Balancer reads them), found in one pass.
+  // Sorting every topic's subscribers to deal a few partitions was most of
+  // a call over 1,000 topics (issue 16). False when more are needed (the
+  // Balancer then sorts them). `members` ascending, as subscribers() are.
+  bool least_loaded_few(const std::vector<int>& members, std::size_t count, std::vector<int>& picks) const {
+    int least = INT_MAX;
+    std::size_t at_least = 0;
+    picks.clear();
+    for (int x : members) {
+      const int size = sizes_[static_cast<std::size_t>(x)];
+      if (size > least) continue;
+      if (size < least) {
+        least = size;
+        at_least = 0;
+        picks.clear();
+      }
+      ++at_least;
+      if (picks.size() < count) picks.push_back(x);
+    }
+    return count <= at_least;
+  }
+
+  void add_topic(const std::pair<Topic, int>& topic) {
+    handles_.push_back(topic.first);
+    partitions_.push_back(topic.second);
     owners_.emplace_back(static_cast<std::size_t>(partitions_.back()), -1);
   }
   std::vector<int>& owners(int k) { return owners_[static_cast<std::size_t>(k)]; }
-  const std::vector<int>& subscribers(int k) const { return subscribers_[static_cast<std::size_t>(k)]; }
+  const std::vector<int>& subscribers(int k) const { return shared_[static_cast<std::size_t>(list_of_[static_cast<std::size_t>(k)])]; }
+
+  // Each topic's subscribers (member indices, ascending; a member listing
+  // the topic twice comes twice), one list per set of subscriptions naming
+  // the topic: topics subscribed alike share it. A list per topic was a
+  // quarter of a call over 1,000 topics, and 8 MB at 10,000 members (issue 16).
+  void share_subscribers() {
+    std::vector<std::vector<std::size_t>> naming(handles_.size());  // per topic: the subscriptions naming it, once per listing
+    for (std::size_t s = 0; s < subscriptions_.size(); ++s)
+      for (int k : subscriptions_[s]) naming[static_cast<std::size_t>(k)].push_back(s);
+    std::map<std::vector<std::size_t>, int> lists;
+    std::vector<int> listings(subscriptions_.size(), 0);
+    for (auto& by : naming) {
+      auto [at, added] = lists.try_emplace(std::move(by), static_cast<int>(shared_.size()));
+      list_of_.push_back(at->second);
+      if (!added) continue;
+      for (auto s : at->first) ++listings[s];
+      auto& members = shared_.emplace_back();
+      for (std::size_t i = 0; i < group_.members.size(); ++i)
+        members.insert(members.end(), static_cast<std::size_t>(listings[subscription_of_[i]]), static_cast<int>(i));
+      for (auto s : at->first) listings[s] = 0;
+    }
+    spread_.assign(shared_.size(), {-1, 0});
+  }
 
   // Keep what members own of topics they still subscribe to (a partition
   // claimed twice goes to the later claimant; both count it, as Kafka's
   // builder does with a double claim in its input).
   void keep_owned() {
-    std::vector<char> subscribed(topics_.size(), 0);
+    std::vector<char> subscribed(handles_.size(), 0);
     std::size_t flagged = subscriptions_.size();  // the subscription `subscribed` holds
     for (std::size_t i = 0; i < group_.members.size(); ++i) {
       const auto& m = group_.members[i];
@@ -578,23 +645,47 @@ class HeterogeneousBuilder {
       }
       for (const auto& tp : m.owned()) {
         const int k = tp.topic.id() < topic_index_.size() ? topic_index_[tp.topic.id()] : -1;
-        if (k < 0 || !subscribed[static_cast<std::size_t>(k)]) continue;
+        if (k < 0 || !subscribed[static_cast<std::size_t>(k)]) {
+          changed_[i] = 1;
+          continue;
+        }
         auto& o = owners(k);
-        if (tp.partition < 0 || tp.partition >= static_cast<int>(o.size())) continue;
-        o[static_cast<std::size_t>(tp.partition)] = static_cast<int>(i);
+        if (tp.partition < 0 || tp.partition >= static_cast<int>(o.size())) {
+          changed_[i] = 1;
+          continue;
+        }
+        int& owner = o[static_cast<std::size_t>(tp.partition)];
+        if (owner != -1) changed_[static_cast<std::size_t>(owner)] = changed_[i] = 1;  // claimed twice: both lists change
+        owner = static_cast<int>(i);
         ++sizes_[i];
       }
     }
   }
 
-  // Each member's list in TopicPartition order.
-  void write(TargetAssignment& out) const {
+  // Each member's list in TopicPartition order. A member that kept all it
+  // owned and got nothing more gets its own list back, shared, when that is
+  // in order (as Kafka's builders hand back an unchanged assignment): after
+  // one member joins, writing every member's list again was most of a call
+  // (issue 16). The others' lists are written from the owners tables
+  // (topics in name order: sorted() finds them in order), reserved to the
+  // member's size, which can exceed the list (a partition claimed twice
+  // counts for both claimants), never fall short of it.
+  void write(TargetAssignment& out) {
+    for (std::size_t i = 0; i < group_.members.size(); ++i) {
+      const auto& own = group_.members[i].assignment;
+      if (changed_[i] || own == nullptr || own->empty()) continue;
+      if (order_.in_order(*own)) out[i] = own;
+      else changed_[i] = 1;
+    }
     std::vector<std::vector<TopicPartition>> lists(group_.members.size());
-    for (std::size_t k = 0; k < topics_.size(); ++k)
+    for (std::size_t i = 0; i < lists.size(); ++i)
+      if (changed_[i]) lists[i].reserve(static_cast<std::size_t>(std::max(sizes_[i], 0)));
+    for (std::size_t k = 0; k < handles_.size(); ++k)
       for (std::size_t p = 0; p < owners_[k].size(); ++p)
-        if (const int o = owners_[k][p]; o >= 0)
+        if (const int o = owners_[k][p]; o >= 0 && changed_[static_cast<std::size_t>(o)])
           lists[static_cast<std::size_t>(o)].push_back(TopicPartition{handles_[k], static_cast<int>(p)});
-    for (std::size_t i = 0; i < group_.members.size(); ++i) out[i] = order_.sorted(std::move(lists[i]));
+    for (std::size_t i = 0; i < group_.members.size(); ++i)
+      if (!lists[i].empty()) out[i] = order_.sorted(std::move(lists[i]));  // else as set above, or no_partitions()
   }
 
   // Partitions per subscriber, descending; subscribers, ascending; topic id.
@@ -611,15 +702,20 @@ class HeterogeneousBuilder {
   }
 
   void assign(int k, int partition, int member) {
+    ++moves_;
     int& owner = owners(k)[static_cast<std::size_t>(partition)];
-    if (owner != -1) --sizes_[static_cast<std::size_t>(owner)];
+    if (owner != -1) {
+      --sizes_[static_cast<std::size_t>(owner)];
+      changed_[static_cast<std::size_t>(owner)] = 1;
+    }
+    changed_[static_cast<std::size_t>(member)] = 1;
     owner = member;
     ++sizes_[static_cast<std::size_t>(member)];
   }
 
   void balance() {
     std::vector<int> movable;
-    for (int k = 0; k < static_cast<int>(topics_.size()); ++k)
+    for (int k = 0; k < static_cast<int>(handles_.size()); ++k)
       if (subscribers(k).size() >= 2) movable.push_back(k);
     if (movable.empty()) return;
     const auto order = sorted(movable);
@@ -645,9 +741,16 @@ class HeterogeneousBuilder {
     return hi - lo;
   }
 
+  // spread() of topic k's subscribers, computed again only after a move.
+  int spread_of(int k) {
+    const auto list = static_cast<std::size_t>(list_of_[static_cast<std::size_t>(k)]);
+    if (spread_[list].first != moves_) spread_[list] = {moves_, spread(shared_[list])};
+    return spread_[list].second;
+  }
+
   int balance_topic(int k, Balancer& balancer) {
     int moved = 0;
-    if (spread(subscribers(k)) <= 1) return moved;  // balanced: no need to order them (most topics, most rounds)
+    if (spread_of(k) <= 1) return moved;  // balanced: no need to order them (most topics, most rounds)
     balancer.initialize(subscribers(k));
     const auto& o = owners(k);
     // The topic's partitions grouped by owner, and each owner's range
@@ -698,16 +801,19 @@ class HeterogeneousBuilder {
 
   const GroupSpec& group_;
   const ListOrder& order_;
-  std::vector<std::string> topics_;               // subscribed, in first-seen order
-  std::vector<Topic> handles_;                    // ... as handles
+  std::vector<Topic> handles_;                    // the subscribed topics, in name order
   std::vector<int> partitions_;                   // ... their partition counts
-  std::vector<std::vector<int>> subscribers_;     // member indices, ascending
+  std::vector<std::vector<int>> shared_;          // subscriber lists: member indices, ascending
+  std::vector<int> list_of_;                      // topic -> its list in shared_
+  std::vector<std::pair<std::int64_t, int>> spread_;  // per list: (moves_ when computed, spread), -1: never
+  std::int64_t moves_ = 0;                        // assign() calls so far
   std::vector<std::vector<int>> owners_;          // partition -> member index or -1
   std::vector<std::size_t> id_rank_;              // topic id ascending
-  std::vector<int> topic_index_;                  // Topic::id() -> index in topics_, or -1
+  std::vector<int> topic_index_;                  // Topic::id() -> index in handles_, or -1
   std::vector<std::vector<int>> subscriptions_;   // distinct consecutive topic lists, as indices
   std::vector<std::size_t> subscription_of_;      // member -> its entry in subscriptions_
   std::vector<int> sizes_;
+  std::vector<char> changed_;  // per member: lost or gained a partition, or its list is not kept as is
   std::vector<int> scratch_start_, scratch_end_;  // balance_topic's per-owner ranges
 };
 
@@ -715,16 +821,16 @@ class HeterogeneousBuilder {
 // in sorted order (instance ids first, then member ids), a member listed
 // once. Built per subscription rather than per member and topic: a group
 // subscribing alike shares one list for every topic. Topics are the
-// metadata's, by their place in it (name order), looked up by handle: maps
-// keyed by name, a few per topic, made a 1,000-topic assignment slower than
-// Kafka's (issue 16).
+// metadata's, by their rank in the ListOrder (name order): maps keyed by
+// name, a few per topic, made a 1,000-topic assignment slower than Kafka's
+// (issue 16).
 class RangeSubscribers {
  public:
   using List = std::vector<TopicPartition>;
 
-  RangeSubscribers(const GroupSpec& group, const Subscriptions& subscriptions, std::vector<List>& out)
-      : metadata_(metadata_topics(group)), lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()),
-        subscriptions_of_(metadata_.size()) {
+  RangeSubscribers(const GroupSpec& group, const ListOrder& order, const Subscriptions& subscriptions, std::vector<List>& out)
+      : order_(order), lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()),
+        subscriptions_of_(order.topics().size()) {
     int rank = 0;
     for (const auto* m : sorted_by_instance_then_member(group.members)) {
       const auto i = static_cast<std::size_t>(m - group.members.data());
@@ -737,12 +843,9 @@ class RangeSubscribers {
       }
       ++rank;
     }
-    std::vector<int> place(Topic::count(), -1);  // by Topic::id(): place in metadata_
-    for (std::size_t k = 0; k < metadata_.size(); ++k) place[metadata_[k].first.id()] = static_cast<int>(k);
     for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)
       for (const auto& t : *subscriptions.lists[s]) {
-        const Topic topic(t);
-        const int k = topic.id() < place.size() ? place[topic.id()] : -1;
+        const int k = order.rank(Topic(t));
         if (k < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
         auto& of = subscriptions_of_[static_cast<std::size_t>(k)];
         if (of.empty() || of.back() != s) of.push_back(s);
@@ -750,7 +853,7 @@ class RangeSubscribers {
   }
 
   // The metadata's topics (handle, partition count), in name order.
-  const std::vector<std::pair<Topic, int>>& topics() const { return metadata_; }
+  const std::vector<std::pair<Topic, int>>& topics() const { return order_.topics(); }
 
   // The subscribers' lists of the metadata's k-th topic, in sorted order.
   const std::vector<List*>& of(std::size_t k) const {
@@ -777,7 +880,7 @@ class RangeSubscribers {
     return out;
   }
 
-  std::vector<std::pair<Topic, int>> metadata_;
+  const ListOrder& order_;
   std::vector<std::vector<List*>> lists_;  // per subscription: its members' lists, sorted order
   std::vector<std::vector<int>> ranks_;    // ... and their places in that order
   std::vector<List*> by_rank_;
@@ -787,22 +890,6 @@ class RangeSubscribers {
 };
 
 }  // namespace
-
-// Topic ids ascending (Uuid.compareTo): the snapshot's `topic_uuid_order`
-// when given, else the simulator's ids (names' Java string hashes) ascending.
-std::vector<std::string> topic_uuid_order(const std::vector<std::string>& given_order, const std::set<std::string>& subscribed) {
-  std::vector<std::string> out;
-  for (const auto& t : given_order)
-    if (subscribed.count(t) != 0) out.push_back(t);
-  std::vector<std::string> rest;
-  for (const auto& t : subscribed)
-    if (std::find(out.begin(), out.end(), t) == out.end()) rest.push_back(t);
-  std::stable_sort(rest.begin(), rest.end(), [](const std::string& a, const std::string& b) {
-    return java::string_hash(a) < java::string_hash(b);
-  });
-  out.insert(out.end(), rest.begin(), rest.end());
-  return out;
-}
 
 std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed) {
   std::vector<std::string> out;
@@ -862,23 +949,23 @@ GroupAssignment ServerAssignor::assign(const GroupSnapshot& group) const {
 TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
   const ListOrder order(group);
-  std::vector<int> first;  // the first subscription's topics by rank
-  for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)  // by rank: no set of names to build
+  std::vector<std::vector<int>> ranks(subscriptions.lists.size());  // each subscription's topics by rank, as listed
+  for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)     // by rank: no sets of names to build
     for (const auto& t : *subscriptions.lists[s]) {
       const int rank = order.rank(Topic(t));
       if (rank < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
-      if (s == 0) first.push_back(rank);
+      ranks[s].push_back(rank);
     }
   if (group.members.empty()) return {};
-  if (group.homogeneous) return homogeneous_uniform(group, order, std::move(first));
-  const auto subscribed = subscribed_topics(group, subscriptions);
-  return HeterogeneousBuilder(group, subscriptions, topic_uuid_order(group.topic_uuid_order, subscribed), order).build();
+  if (group.homogeneous) return homogeneous_uniform(group, order, std::move(ranks[0]));
+  return HeterogeneousBuilder(group, subscriptions.of, ranks, order).build();
 }
 
 TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
-  const RangeSubscribers subscribers(group, subscriptions, lists);  // throws on a topic not in the metadata
+  const ListOrder order(group);
+  const RangeSubscribers subscribers(group, order, subscriptions, lists);  // throws on a topic not in the metadata
   // Each topic's range: subscriber i of k gets count(i) partitions from first(i).
   struct Range {
     Topic topic;

@@ -23,7 +23,6 @@ struct AssignorError : std::runtime_error {
 // simulator's topic ids, which are the names' Java string hashes (Kafka's are
 // random UUIDs, so any fixed order is as faithful).
 std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed);
-std::vector<std::string> topic_uuid_order(const std::vector<std::string>& given_order, const std::set<std::string>& subscribed);
 
 // A member's partitions, shared between the spec and the answer: Kafka's
 // assignors hand back a member's current assignment object when it does not

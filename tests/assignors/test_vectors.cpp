@@ -1,6 +1,7 @@
 // The assignor vectors from Kafka's own test suites (tests/vectors/), run
 // through the same runner as `rebalance-sim vectors`.
 #include "protocols/assignors/cooperative_sticky.hpp"
+#include "protocols/assignors/java_order.hpp"
 #include "protocols/assignors/range.hpp"
 #include "protocols/assignors/roundrobin.hpp"
 #include "protocols/assignors/server.hpp"
@@ -289,6 +290,21 @@ TEST_CASE("member ids sort as std::string compares them; equal ids give no order
 // subscription: a topic only one subscription lists shares its members' list,
 // one that several list merges them in sorted order, and members past the
 // topic's partition count get none of it.
+// A java.util.HashMap iterates bucket by bucket (the spread hash masked by
+// the table size), in insertion order within a bucket.
+TEST_CASE("Java HashMap order: by bucket at the capacity, insertion order within one; capacity a power of two") {
+  using protocols::java::iteration_order;
+  const std::vector<std::int32_t> hashes{18, 1, 33, 16};
+  CHECK(iteration_order(hashes, 16) == std::vector<std::size_t>{3, 1, 2, 0});  // buckets 2, 1, 1, 0
+  CHECK(iteration_order(hashes, 32) == std::vector<std::size_t>{1, 2, 3, 0});  // buckets 18, 1, 1, 16
+  CHECK(iteration_order({4, 1}, 20) == std::vector<std::size_t>{1, 0});        // rounded up to 32: buckets 4, 1
+  CHECK(iteration_order(hashes, 0) == std::vector<std::size_t>{0, 1, 2, 3});   // one bucket
+  CHECK(iteration_order(hashes, 1) == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(iteration_order({65536, 0}, 16) == std::vector<std::size_t>{1, 0});  // spread: h ^ (h >>> 16)
+  CHECK(protocols::java::capacity_for(12) == 16);
+  CHECK(protocols::java::capacity_for(13) == 32);
+}
+
 TEST_CASE("server range: subscribers per subscription, merged in sorted order where subscriptions share a topic") {
   protocols::GroupSnapshot g;
   g.topics = {{"x", 5}, {"y", 3}, {"z", 2}, {"w", 1}};
@@ -364,6 +380,37 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   for (std::size_t i = 0; i < 3; ++i) s.members[i].owned = *first[i];
   const auto by_snapshot = uniform.assign(s);
   for (std::size_t i = 0; i < 3; ++i) CHECK(by_snapshot.at(s.members[i].member_id) == *second[i]);
+}
+
+// Heterogeneous uniform deals topics tied on partitions per subscriber and
+// on subscribers in topic id order (Uuid.compareTo): the snapshot's
+// `topic_uuid_order`, else the simulator's ids, the names' Java string
+// hashes. Kafka's vectors never depend on that order, so this case does:
+// a and b share two one-partition topics, c has its own (dealt first, one
+// partition per subscriber); the first of the tied pair goes to a.
+TEST_CASE("uniform, heterogeneous: topics tied on partitions per subscriber are dealt in topic id order") {
+  using TP = protocols::TopicPartition;
+  const auto first_for_a = [](std::vector<std::string> uuid_order, const std::string& x, const std::string& y) {
+    protocols::GroupSnapshot g;
+    g.topics = {{x, 1}, {y, 1}, {"own", 1}};
+    g.topic_uuid_order = std::move(uuid_order);
+    g.members = {{"a", std::nullopt, std::nullopt, {x, y}, {}, -1},
+                 {"b", std::nullopt, std::nullopt, {y, x}, {}, -1},
+                 {"c", std::nullopt, std::nullopt, {"own"}, {}, -1}};
+    const auto out = protocols::UniformAssignor().assign(g);
+    CHECK(out.at("c") == std::vector<TP>{{"own", 0}});
+    REQUIRE(out.at("a").size() == 1);
+    REQUIRE(out.at("b").size() == 1);
+    CHECK(out.at("a")[0].topic != out.at("b")[0].topic);
+    return out.at("a")[0].topic.name();
+  };
+  CHECK(first_for_a({"t1", "t2"}, "t1", "t2") == "t1");
+  CHECK(first_for_a({"t2", "t1"}, "t1", "t2") == "t2");
+  CHECK(first_for_a({"t1", "t2", "t1"}, "t1", "t2") == "t2");  // a name given twice: its last place
+  CHECK(first_for_a({"gone", "t2"}, "t1", "t2") == "t2");      // one not given comes after; unknown names ignored
+  // No order given: Java hashes, not names ("b" 98 < "a0" 3055).
+  CHECK(first_for_a({}, "a0", "b") == "b");
+  CHECK(first_for_a({}, "t1", "t2") == "t1");  // 3645 < 3646
 }
 
 TEST_CASE("roundrobin deals partitions of all topics in name order, skipping non-subscribers") {
