@@ -6,7 +6,6 @@
 #include "protocols/assignors/assignor.hpp"
 
 #include <memory>
-#include <set>
 #include <stdexcept>
 
 namespace rsim::protocols {

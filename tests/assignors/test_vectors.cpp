@@ -286,10 +286,6 @@ TEST_CASE("member ids sort as std::string compares them; equal ids give no order
   CHECK(protocols::sorted_by_instance_then_member(repeated).back()->member_id == "c");
 }
 
-// The broker-side range builds each topic's subscribers per distinct
-// subscription: a topic only one subscription lists shares its members' list,
-// one that several list merges them in sorted order, and members past the
-// topic's partition count get none of it.
 // A java.util.HashMap iterates bucket by bucket (the spread hash masked by
 // the table size), in insertion order within a bucket.
 TEST_CASE("Java HashMap order: by bucket at the capacity, insertion order within one; capacity a power of two") {
@@ -305,6 +301,10 @@ TEST_CASE("Java HashMap order: by bucket at the capacity, insertion order within
   CHECK(protocols::java::capacity_for(13) == 32);
 }
 
+// The broker-side range builds each topic's subscribers per distinct
+// subscription: a topic only one subscription lists shares its members' list,
+// one that several list merges them in sorted order, and members past the
+// topic's partition count get none of it.
 TEST_CASE("server range: subscribers per subscription, merged in sorted order where subscriptions share a topic") {
   protocols::GroupSnapshot g;
   g.topics = {{"x", 5}, {"y", 3}, {"z", 2}, {"w", 1}};
