@@ -85,6 +85,7 @@ void Ownership::given(Time at, Name r, Name newcomer, std::optional<std::int64_t
   const auto at_or_after = std::lower_bound(hs.begin(), hs.end(), newcomer);
   if (at_or_after != hs.end() && *at_or_after == newcomer) return;
   hs.insert(at_or_after, newcomer);
+  if (owners_change_) owners_change_(r);
   Held& held = held_[newcomer];
   held.given.add(r);
   ++held.count;
@@ -142,6 +143,7 @@ bool Ownership::let_go(Name member, Name resource) {
   const auto it = std::find(hs.begin(), hs.end(), member);
   if (it == hs.end()) return false;
   hs.erase(it);
+  if (owners_change_) owners_change_(resource);
   return true;
 }
 

@@ -52,10 +52,13 @@ class Ownership {
   using Move = std::function<void(Time, const std::string& resource, const std::string& from, const std::string& to)>;
   // Called when a zombie ends (its `to` is set), with its index in zombies().
   using ZombieEnd = std::function<void(std::size_t index)>;
+  // Called when a resource's owners change (one is added or let go).
+  using OwnersChange = std::function<void(Name resource)>;
 
   void on_double_ownership(DoubleOwnership f) { double_ = std::move(f); }
   void on_move(Move f) { move_ = std::move(f); }
   void on_zombie_end(ZombieEnd f) { zombie_end_ = std::move(f); }
+  void on_owners_change(OwnersChange f) { owners_change_ = std::move(f); }
 
   // Feeds one trace event; events that do not concern ownership are ignored.
   void apply(const TraceEvent& ev);
@@ -102,6 +105,7 @@ class Ownership {
   DoubleOwnership double_;
   Move move_;
   ZombieEnd zombie_end_;
+  OwnersChange owners_change_;
 };
 
 }  // namespace rsim::metrics

@@ -222,6 +222,35 @@ TEST_CASE("summary: window, rebalances, moves by scenario id, revocations, doubl
   CHECK(g.violation->what == "generation went from 2 to 2");
 }
 
+// The default window starts when the group is stable and every resource has
+// one owner, the member processing it: a resource found so earlier and
+// changed since (not processed any more, or owned by a second member) holds
+// it back again, wherever it is in the resource order.
+TEST_CASE("summary: the window waits for resources that were ready and are not any more") {
+  const std::vector<std::string> three{"T-0", "T-1", "T-2"};
+  auto window = [&](const Builder& b) { return metrics::summarize(b.events, three, time_at(20s), std::nullopt).window_start; };
+  Builder base;
+  base.at(0s, "A", "start").at(0s, "B", "start").stable(1s, 1)
+      .at(1s, "A", "assigned", {"T-0", "T-1"}).at(1s, "A", "ready", {"T-0", "T-1"});  // T-2 not yet
+  Builder revoking = base;  // T-0 no longer processed
+  revoking.at(2s, "A", "revoking", {"T-0"}).at(3s, "B", "assigned", {"T-2"}).at(3s, "B", "ready", {"T-2"});
+  CHECK_FALSE(window(revoking));
+  revoking.at(4s, "A", "revoked", {"T-0"}).at(5s, "B", "assigned", {"T-0"}).at(6s, "B", "ready", {"T-0"});
+  CHECK(window(revoking) == time_at(6s));
+  Builder second = base;  // T-1 owned by B as well (a zombie's overlap: A removed)
+  second.removed(2s, "A").at(2s, "B", "assigned", {"T-1"}).at(3s, "B", "assigned", {"T-2"}).at(3s, "B", "ready", {"T-2"});
+  CHECK_FALSE(window(second));
+  second.at(4s, "A", "revoked", {"T-1"});  // B owns it alone, A still processes it: not yet
+  CHECK_FALSE(window(second));
+  second.at(5s, "B", "ready", {"T-1"});
+  CHECK(window(second) == time_at(5s));
+  Builder crashed = base;  // what A made ready, and owned, goes with it
+  crashed.at(2s, "A", "crash").at(3s, "B", "assigned", {"T-2"}).at(3s, "B", "ready", {"T-2"});
+  CHECK_FALSE(window(crashed));
+  crashed.at(4s, "B", "assigned", {"T-0", "T-1"}).at(4s, "B", "ready", {"T-0", "T-1"});
+  CHECK(window(crashed) == time_at(4s));
+}
+
 TEST_CASE("protocol-bytes: JoinGroup, SyncGroup and rebalance-carrying heartbeat round trips inside the window") {
   Builder b;
   b.at(0s, "A", "start");
