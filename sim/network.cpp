@@ -82,7 +82,7 @@ void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliv
     return;
   }
   Time arrival = kernel_.now() + latency_.sample(rng_) + transfer_time(bytes);
-  Time& last = last_arrival_[{from, to}];
+  Time& last = last_arrival_[static_cast<std::uint64_t>(from) << 32 | to];
   if (arrival < last) arrival = last;  // FIFO per link
   last = arrival;
   const std::uint32_t incarnation = nodes_[to].incarnation;

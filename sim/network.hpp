@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -95,7 +96,9 @@ class Network {
   Rng rng_;
   std::vector<Node> nodes_;
   std::set<std::pair<NodeId, NodeId>> cuts_;
-  std::map<std::pair<NodeId, NodeId>, Time> last_arrival_;  // directed links
+  // Directed link (from << 32 | to) -> its last arrival. Looked up at every
+  // message and never iterated: a hash table, not a tree (issue 16).
+  std::unordered_map<std::uint64_t, Time> last_arrival_;
   NetworkStats stats_;
 };
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rsim::protocols::consumer {
@@ -92,7 +93,8 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   std::function<void()> classic_only_;
   std::set<std::string> pending_classic_;  // ids given with MEMBER_ID_REQUIRED, not joined yet
   std::map<std::vector<std::string>, TopicNames> subscriptions_;  // intern's lists, pruned when unused
-  std::map<std::shared_ptr<const TopicNames::List>, TopicNames> requested_;  // a request's list -> interned
+  // A request's list -> interned; never iterated in an order that shows.
+  std::unordered_map<std::shared_ptr<const TopicNames::List>, TopicNames> requested_;
 };
 
 }  // namespace rsim::protocols::consumer
