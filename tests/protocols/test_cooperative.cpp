@@ -3,6 +3,9 @@
 #include "protocols/classic/cooperative.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include <doctest/doctest.h>
 
 using namespace rsim;
@@ -96,7 +99,7 @@ events:
 
 // ConsumerCoordinator.onJoinPrepare under COOPERATIVE: only partitions of
 // topics no longer subscribed are revoked before the rejoin, whatever order
-// the subscription lists its topics in (looked up sorted).
+// the subscription lists its topics in.
 TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer subscribed are revoked") {
   const protocols::classic::CooperativeProtocol p;
   const std::vector<protocols::TopicPartition> owned{{"a", 0}, {"b", 1}, {"c", 2}, {"c", 3}, {"d", 0}};
@@ -106,5 +109,27 @@ TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer sub
   CHECK(p.revoke_before_join(owned, {"e", "b"}) == List{{"a", 0}, {"c", 2}, {"c", 3}, {"d", 0}});
   CHECK(p.revoke_before_join(owned, {}) == owned);
   CHECK(p.revoke_before_join({}, {"a"}).empty());
+  // Partitions of many topics (each topic's looked up once per run, or the
+  // subscription sorted when the runs are many), in and out of order.
+  for (int topics : {3, 40}) {
+    CAPTURE(topics);
+    List many, expected;
+    std::vector<std::string> subscription;
+    for (int t = topics - 1; t >= 0; --t) {  // t9 before t10 by number, after it by name
+      const std::string name = "t" + std::to_string(t);
+      if (t % 3 != 1) subscription.push_back(name);
+    }
+    for (int t = 0; t < topics; ++t)
+      for (int partition : {0, 1}) {
+        many.push_back({"t" + std::to_string(t), partition});
+        if (t % 3 == 1) expected.push_back(many.back());
+      }
+    many.push_back({"t1", 5});  // t1 again, after the others: a run of its own
+    expected.push_back(many.back());
+    CHECK(p.revoke_before_join(many, subscription) == expected);
+    std::reverse(many.begin(), many.end());
+    std::reverse(expected.begin(), expected.end());
+    CHECK(p.revoke_before_join(many, subscription) == expected);
+  }
 }
 }
