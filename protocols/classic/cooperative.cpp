@@ -1,16 +1,17 @@
 #include "protocols/classic/cooperative.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rsim::protocols::classic {
 
 // ConsumerCoordinator.onJoinPrepare, COOPERATIVE: only partitions of topics
 // no longer subscribed are revoked before rejoining. A member owns the
 // partitions of a few topics, usually, in runs: each run's topic is looked
-// for in the subscription as it is; only when the runs are many is the
-// subscription sorted (a copy) and searched (issue 16: 10,000 members
-// subscribed to 1,000 topics each sorted a copy of their subscription at
-// every rejoin).
+// for in the subscription as it is; when the runs are many, the
+// subscription's topic handles are sorted and searched (issue 16: 10,000
+// members subscribed to 1,000 topics each sorted a copy of their
+// subscription's names at every rejoin).
 std::vector<TopicPartition> CooperativeProtocol::revoke_before_join(const std::vector<TopicPartition>& owned,
                                                                     const std::vector<std::string>& topics) const {
   std::vector<TopicPartition> out;
@@ -32,10 +33,12 @@ std::vector<TopicPartition> CooperativeProtocol::revoke_before_join(const std::v
     }
     return out;
   }
-  std::vector<std::string> sorted(topics.begin(), topics.end());
-  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint32_t> subscribed;  // topic handles: no copies of the names, integer comparisons
+  subscribed.reserve(topics.size());
+  for (const auto& t : topics) subscribed.push_back(Topic(t).id());
+  std::sort(subscribed.begin(), subscribed.end());
   for (const auto& tp : owned)
-    if (!std::binary_search(sorted.begin(), sorted.end(), tp.topic.name())) out.push_back(tp);
+    if (!std::binary_search(subscribed.begin(), subscribed.end(), tp.topic.id())) out.push_back(tp);
   return out;
 }
 

@@ -19,8 +19,8 @@ class CooperativeProtocol : public EmbeddedProtocol {
 
  private:
   // Up to this many runs of one topic's partitions, each topic is found by
-  // a scan of the subscription; more, and the subscription is sorted once
-  // (about log2 of a 1,000-topic subscription, with its copy).
+  // a scan of the subscription's names; more, and its topic handles are
+  // sorted once (about log2 of a 1,000-topic subscription).
   static constexpr std::size_t kRunsScannedInPlace = 16;
 };
 
