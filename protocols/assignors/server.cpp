@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 
 namespace rsim::protocols {
 
@@ -893,11 +894,16 @@ class RangeSubscribers {
 
 std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed) {
   std::vector<std::string> out;
-  if (!given_order.empty()) {
+  if (!given_order.empty()) {  // looked up in sets: a vector file may name many topics
+    const std::set<std::string_view> wanted(subscribed.begin(), subscribed.end());
+    std::set<std::string_view> placed;
     for (const auto& t : given_order)
-      if (std::find(subscribed.begin(), subscribed.end(), t) != subscribed.end()) out.push_back(t);
-    for (const auto& t : subscribed)  // any the given order leaves out, by name
-      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+      if (wanted.count(t) != 0) {
+        out.push_back(t);
+        placed.insert(t);
+      }
+    for (const auto& t : subscribed)  // any the given order leaves out, in their order
+      if (placed.insert(t).second) out.push_back(t);
     return out;
   }
   std::vector<std::int32_t> hashes;

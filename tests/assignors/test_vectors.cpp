@@ -301,6 +301,18 @@ TEST_CASE("Java HashMap order: by bucket at the capacity, insertion order within
   CHECK(protocols::java::capacity_for(13) == 32);
 }
 
+// The topic id order a vector file gives: the subscribed topics in its
+// order (a name it repeats, repeated; one not subscribed, skipped), then the
+// subscribed ones it leaves out, in theirs (looked up in sets: a file may
+// name hundreds of thousands).
+TEST_CASE("topic id order: the given order's subscribed topics, then the rest") {
+  using protocols::topic_id_order;
+  CHECK(topic_id_order({"b", "x", "a", "b"}, {"c", "a", "b", "d", "c"}) ==
+        std::vector<std::string>{"b", "a", "b", "c", "d"});
+  CHECK(topic_id_order({"x"}, {"b", "a"}) == std::vector<std::string>{"b", "a"});
+  CHECK(topic_id_order({"a"}, {}).empty());
+}
+
 // The broker-side range builds each topic's subscribers per distinct
 // subscription: a topic only one subscription lists shares its members' list,
 // one that several list merges them in sorted order, and members past the
