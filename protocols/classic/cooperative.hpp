@@ -16,12 +16,6 @@ class CooperativeProtocol : public EmbeddedProtocol {
                                                  const std::vector<std::string>& topics) const override;
   AssignmentOutcome on_assignment(const std::vector<TopicPartition>& owned,
                                   const MemberAssignment& assignment) const override;
-
- private:
-  // Up to this many runs of one topic's partitions, each topic is found by
-  // a scan of the subscription's names; more, and its topic handles are
-  // sorted once (about log2 of a 1,000-topic subscription).
-  static constexpr std::size_t kRunsScannedInPlace = 16;
 };
 
 }  // namespace rsim::protocols::classic

@@ -109,8 +109,8 @@ TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer sub
   CHECK(p.revoke_before_join(owned, {"e", "b"}) == List{{"a", 0}, {"c", 2}, {"c", 3}, {"d", 0}});
   CHECK(p.revoke_before_join(owned, {}) == owned);
   CHECK(p.revoke_before_join({}, {"a"}).empty());
-  // Partitions of many topics (each topic's looked up once per run, or the
-  // subscription sorted when the runs are many), in and out of order.
+  // Partitions of few and of many topics, in and out of order, one topic in
+  // two runs; the subscription out of name order.
   for (int topics : {3, 40}) {
     CAPTURE(topics);
     List many, expected;
