@@ -20,7 +20,7 @@ namespace {
 // 1,000-topic list at every question was most of an assignment over 1,000
 // topics (issue 16).
 struct Subscriptions {
-  std::vector<const std::vector<std::string>*> lists;  // in member order
+  std::vector<const std::vector<Topic>*> lists;  // in member order
   std::vector<std::size_t> of;                          // member index -> its entry in lists
 };
 
@@ -33,14 +33,6 @@ Subscriptions subscriptions_of(const GroupSpec& group) {
     s.of.push_back(s.lists.size() - 1);
   }
   return s;
-}
-
-// The metadata's topics as handles with their partition counts, in name
-// order; interned here, before a table is sized by Topic::count().
-std::vector<std::pair<Topic, int>> metadata_topics(const GroupSpec& group) {
-  std::vector<std::pair<Topic, int>> out;
-  for (const auto& [name, n] : group.topics) out.emplace_back(Topic(name), n);
-  return out;
 }
 
 // Sorts a list that is a few ascending runs (what a member keeps, then what
@@ -70,49 +62,50 @@ void sort_runs(std::vector<TopicPartition>& list, Less less) {
   }
 }
 
+// Sorts a short list in place, without the buffers std::stable_sort and
+// inplace_merge allocate: a fresh deal over 1,000 topics of a few partitions
+// gives each member a short list of many topics, and merging those was
+// half of such a call (issue 16). Equal entries are equal values, so the
+// result is std::sort's.
+constexpr std::size_t kInsertionSorted = 32;
+template <class Less>
+void insertion_sort(std::vector<TopicPartition>& list, Less less) {
+  for (auto at = list.begin(); at != list.end(); ++at) std::rotate(std::upper_bound(list.begin(), at, *at, less), at, at + 1);
+}
+
 // Puts a member's list in TopicPartition order (topic name, then
 // partition), comparing topics by their rank among the metadata's names
-// (already in name order) instead of comparing the names. Holds the
-// metadata's topics, interned once per call, for the builders to read by
-// rank: interning them again and looking counts up by name, a few maps
-// keyed by name per topic, made uniform on 1,000 topics ten times slower
-// than Kafka's (issue 16).
+// (already in name order) instead of comparing the names; the builders read
+// the metadata's topics by rank through it.
 class ListOrder {
  public:
-  explicit ListOrder(const GroupSpec& group) : topics_(metadata_topics(group)) {  // interned before the table is sized
-    rank_.assign(Topic::count(), -1);
-    for (std::size_t i = 0; i < topics_.size(); ++i) rank_[topics_[i].first.id()] = static_cast<int>(i);
-  }
+  explicit ListOrder(const GroupSpec& group) : metadata_(*group.topics) {}
+  const TopicMetadata& metadata() const { return metadata_; }
   // The metadata's topics (handle, partition count), in name order: by rank.
-  const std::vector<std::pair<Topic, int>>& topics() const { return topics_; }
+  const std::vector<std::pair<Topic, int>>& topics() const { return metadata_.topics(); }
   bool known(const TopicPartition& tp) const { return rank(tp.topic) >= 0; }
-  int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
-  // A name's rank, or -1, without interning it (a snapshot may name topics
-  // the metadata does not hold): a binary search of the names.
-  int rank_of_name(std::string_view name) const {
-    const auto at = std::lower_bound(topics_.begin(), topics_.end(), name,
-                                     [](const std::pair<Topic, int>& t, std::string_view n) { return t.first.name() < n; });
-    return at != topics_.end() && at->first.name() == name ? static_cast<int>(at - topics_.begin()) : -1;
-  }
+  int rank(Topic t) const { return metadata_.rank(t); }
+  int rank_of_name(std::string_view name) const { return metadata_.rank_of_name(name); }
   bool before(const TopicPartition& a, const TopicPartition& b) const {
     if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
-    return rank_[a.topic.id()] < rank_[b.topic.id()];
+    return rank(a.topic) < rank(b.topic);
   }
   // Whether every partition's topic is in the metadata and the list is in
   // order: one pass, ranks looked up where topics change.
   bool in_order(const std::vector<TopicPartition>& list) const {
     if (list.empty()) return true;
     Topic topic = list[0].topic;
-    if (!known(list[0])) return false;
-    int rank = rank_[topic.id()], partition = list[0].partition;
+    int last = rank(topic), partition = list[0].partition;
+    if (last < 0) return false;
     for (std::size_t i = 1; i < list.size(); ++i) {
       const auto& tp = list[i];
       if (tp.topic == topic) {
         if (tp.partition < partition) return false;
       } else {
-        if (!known(tp) || rank_[tp.topic.id()] < rank) return false;
+        const int r = rank(tp.topic);
+        if (r < 0 || r < last) return false;
         topic = tp.topic;
-        rank = rank_[topic.id()];
+        last = r;
       }
       partition = tp.partition;
     }
@@ -121,8 +114,10 @@ class ListOrder {
   void sort(std::vector<TopicPartition>& list) const {
     if (in_order(list)) return;  // the usual case: one cheap pass
     const bool all_known = std::all_of(list.begin(), list.end(), [&](const TopicPartition& tp) { return known(tp); });
-    if (all_known) sort_runs(list, [&](const auto& a, const auto& b) { return before(a, b); });
-    else std::sort(list.begin(), list.end());
+    const auto less = [&](const TopicPartition& a, const TopicPartition& b) { return before(a, b); };
+    if (!all_known) std::sort(list.begin(), list.end());
+    else if (list.size() <= kInsertionSorted) insertion_sort(list, less);
+    else sort_runs(list, less);
   }
   SharedPartitions sorted(std::vector<TopicPartition> list) const {
     sort(list);
@@ -130,8 +125,7 @@ class ListOrder {
   }
 
  private:
-  std::vector<std::pair<Topic, int>> topics_;
-  std::vector<int> rank_;  // by Topic::id(): place among the metadata's names, or -1
+  const TopicMetadata& metadata_;
 };
 
 const SharedPartitions& no_partitions() {
@@ -139,57 +133,72 @@ const SharedPartitions& no_partitions() {
   return empty;
 }
 
+// A subscription as a set: its topics' handles, sorted, each once.
+std::vector<std::uint32_t> topic_set(const std::vector<Topic>& list) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(list.size());
+  for (Topic t : list) ids.push_back(t.id());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 bool homogeneous(const Subscriptions& subscriptions) {
   if (subscriptions.lists.empty()) return true;
   const auto& first_list = *subscriptions.lists[0];
-  const std::set<std::string> first(first_list.begin(), first_list.end());
-  return std::all_of(subscriptions.lists.begin(), subscriptions.lists.end(), [&](const std::vector<std::string>* list) {
-    return *list == first_list || std::set<std::string>(list->begin(), list->end()) == first;
+  const auto first = topic_set(first_list);
+  return std::all_of(subscriptions.lists.begin(), subscriptions.lists.end(), [&](const std::vector<Topic>* list) {
+    return *list == first_list || topic_set(*list) == first;
   });
 }
 
-// A member's current target assignment by topic, topics in the order they
-// first appear, partitions ascending (a HashSet<Integer> of small ints).
-// `slot` (by Topic::id(), all -1) finds a topic's entry; left all -1.
-std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned, std::vector<int>& slot) {
+// A member's current target assignment by topic, of the topics `kept`
+// accepts (by rank), topics in the order they first appear, partitions
+// ascending (a HashSet<Integer> of small ints). `slot` (by rank, all -1)
+// finds a topic's entry; left all -1.
+template <class Kept>
+std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<TopicPartition>& owned, const ListOrder& order,
+                                                         Kept kept, std::vector<int>& slot) {
   std::vector<std::pair<Topic, std::vector<int>>> out;
+  std::vector<int> ranks;  // of the entries of out
   for (const auto& tp : owned) {
-    int& at = slot[tp.topic.id()];
+    const int rank = order.rank(tp.topic);
+    if (rank < 0 || !kept(rank)) continue;
+    int& at = slot[static_cast<std::size_t>(rank)];
     if (at < 0) {
       at = static_cast<int>(out.size());
       out.emplace_back(tp.topic, std::vector<int>{});
+      ranks.push_back(rank);
     }
     out[static_cast<std::size_t>(at)].second.push_back(tp.partition);
   }
-  for (auto& [t, ps] : out) {
-    slot[t.id()] = -1;
+  for (int rank : ranks) slot[static_cast<std::size_t>(rank)] = -1;
+  for (auto& [t, ps] : out)
     if (!std::is_sorted(ps.begin(), ps.end())) std::sort(ps.begin(), ps.end());  // usually is: the last target
-  }
   return out;
 }
 
-// Owned partitions as a flag per partition, by topic handle: a set of them,
-// rebuilt at every target, was most of a large group's run, and a name
-// lookup per partition the most of what remained (issue 16). A partition
-// outside the metadata is flagged in a slot past its topic's, never read as
-// a partition. Members are marked one by one (`mark`), each list read once.
+// Owned partitions as a flag per partition, in one table laid out by the
+// metadata (each topic's partitions and one slot past them, which catches
+// partitions outside the topic and is never read as a partition): a set of
+// them, rebuilt at every target, was most of a large group's run, a name
+// lookup per partition the most of what remained, and a table per topic
+// most of a small call over many topics (issue 16). Members are marked one
+// by one (`mark`), each list read once.
 class OwnedFlags {
  public:
-  explicit OwnedFlags(const ListOrder& metadata) {
-    flags_.resize(Topic::count());
-    counts_.assign(Topic::count(), 0);
-    for (const auto& [topic, n] : metadata.topics()) counts_[topic.id()] = std::max(n, 0);  // a negative count: none
-  }
-  // Appends topic t's partitions nobody owns to `out`.
+  explicit OwnedFlags(const ListOrder& order)
+      : order_(order), flags_(order.metadata().flag_count(), 0), touched_(order.metadata().size(), 0) {}
+  // Appends the partitions nobody owns of the topic of rank k to `out`.
   template <class Runs>
-  void append_unowned(Topic t, int partitions, Runs& out) const {
+  void append_unowned(int k, Runs& out) const {
+    const auto [t, partitions] = order_.topics()[static_cast<std::size_t>(k)];
     if (partitions <= 0) return;
-    const auto& f = flags_[t.id()];
-    if (f.empty()) {
+    if (touched_[static_cast<std::size_t>(k)] == 0) {
       out.push(TopicPartition{t, 0}, partitions);
       return;
     }
-    const char* const begin = f.data();
+    const char* const begin = flags_.data() + order_.metadata().flag_offset(k);
     const char* const end = begin + partitions;
     for (const char* at = begin; at < end;) {  // memchr: glibc's is vectorized, std::find is not
       const char* first = find(at, end, 0);     // flags are 0 or 1
@@ -200,22 +209,28 @@ class OwnedFlags {
 
   // Flags a member's partitions, a run of one topic's at a time (the tables
   // looked up once per run, not per partition); returns whether the list
-  // is in `order` with every topic one `keep` accepts, found in the same pass.
-  // The inner loop has no branch but its end: it was most of a call after
-  // a member leaves (issue 16).
+  // is in order with every topic one `keep` accepts (by rank), found in the
+  // same pass. The inner loop has no branch but its end: it was most of a
+  // call after a member leaves (issue 16).
   template <class Keep>
-  bool mark(const std::vector<TopicPartition>& owned, const ListOrder& order, Keep keep) {
+  bool mark(const std::vector<TopicPartition>& owned, Keep keep) {
     bool as_is = true;
     int last_rank = -1;
     const TopicPartition* at = owned.data();
     const TopicPartition* const end = at + owned.size();
     while (at < end) {
       const Topic topic = at->topic;
-      const int rank = order.rank(topic);
-      as_is = as_is && rank > last_rank && keep(topic);
+      const int rank = order_.rank(topic);
+      if (rank < 0) {  // not in the metadata: nothing to flag
+        as_is = false;
+        while (at < end && at->topic == topic) ++at;
+        continue;
+      }
+      as_is = as_is && rank > last_rank && keep(rank);
       last_rank = rank;
-      const int n = counts_[topic.id()];
-      char* const f = flags(topic, n);  // slot n catches what is outside the topic
+      const int n = std::max(order_.topics()[static_cast<std::size_t>(rank)].second, 0);
+      touched_[static_cast<std::size_t>(rank)] = 1;
+      char* const f = flags_.data() + order_.metadata().flag_offset(rank);  // slot n catches what is outside the topic
       int last = at->partition;
       bool ascending = true;
       for (; at < end && at->topic == topic; ++at) {
@@ -234,15 +249,10 @@ class OwnedFlags {
     const void* at = std::memchr(from, flag, static_cast<std::size_t>(end - from));
     return at != nullptr ? static_cast<const char*>(at) : end;
   }
-  // Topic t's flags, n of them and one more for partitions outside it.
-  char* flags(Topic t, int n) {
-    auto& f = flags_[t.id()];
-    if (f.empty()) f.assign(static_cast<std::size_t>(n) + 1, 0);
-    return f.data();
-  }
 
-  std::vector<std::vector<char>> flags_;
-  std::vector<int> counts_;
+  const ListOrder& order_;
+  std::vector<char> flags_;    // laid out by TopicMetadata::flag_offset
+  std::vector<char> touched_;  // by rank: some partition flagged
 };
 
 // Partitions to deal, in order, as runs of consecutive partitions of a topic:
@@ -302,16 +312,17 @@ class PartitionRuns {
 // the given order names twice comes twice.
 std::vector<int> ranks_in_id_order(const GroupSpec& group, const ListOrder& order, const std::vector<int>& subscribed) {
   std::vector<int> out;
-  if (group.topic_order.empty()) {  // the names' Java hashes: no copies of the names
+  if (group.topic_order.empty()) {  // the names' Java hashes, computed with the metadata
+    if (subscribed.size() == order.topics().size()) return order.metadata().ranks_in_id_order();  // all of them
     std::vector<std::int32_t> hashes;
     hashes.reserve(subscribed.size());
-    for (int k : subscribed) hashes.push_back(java::string_hash(order.topics()[static_cast<std::size_t>(k)].first.name()));
+    for (int k : subscribed) hashes.push_back(order.metadata().id_hash(k));
     for (auto i : java::iteration_order(hashes, java::capacity_for(subscribed.size()))) out.push_back(subscribed[i]);
     return out;
   }
   std::vector<std::string> names;
   for (int k : subscribed) names.push_back(order.topics()[static_cast<std::size_t>(k)].first.name());
-  for (const auto& t : topic_id_order(group.topic_order, names)) out.push_back(order.rank(Topic(t)));
+  for (const auto& t : topic_id_order(group.topic_order, names)) out.push_back(order.rank_of_name(t));
   return out;
 }
 
@@ -327,21 +338,19 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
       if (listed[k] != 0) subscribed.push_back(static_cast<int>(k));
   }
   if (subscribed.empty()) return out;
-  std::vector<char> is_subscribed(Topic::count(), 0);  // by Topic::id()
-  for (int k : subscribed) is_subscribed[order.topics()[static_cast<std::size_t>(k)].first.id()] = 1;
+  std::vector<char> is_subscribed(order.topics().size(), 0);  // by rank
+  for (int k : subscribed) is_subscribed[static_cast<std::size_t>(k)] = 1;
   OwnedFlags assigned(order);
-  std::vector<int> slot(Topic::count(), -1);  // by_topic's
-  const auto subscribed_to = [&](Topic t) { return t.id() < is_subscribed.size() && is_subscribed[t.id()] != 0; };
+  std::vector<int> slot;  // by_topic's, sized when first needed
+  const auto subscribed_to = [&](int rank) { return is_subscribed[static_cast<std::size_t>(rank)] != 0; };
   std::vector<char> as_is(group.members.size());  // in order, every topic subscribed
-  for (std::size_t i = 0; i < group.members.size(); ++i)
-    as_is[i] = assigned.mark(group.members[i].owned(), order, subscribed_to);
+  for (std::size_t i = 0; i < group.members.size(); ++i) as_is[i] = assigned.mark(group.members[i].owned(), subscribed_to);
   // Unassigned partitions, topics in id-set order.
   PartitionRuns unassigned;
   int total = 0;  // over the id order, as before: a topic it names twice counts twice
   for (int k : ranks_in_id_order(group, order, subscribed)) {
-    const auto [topic, partitions] = order.topics()[static_cast<std::size_t>(k)];
-    assigned.append_unowned(topic, partitions, unassigned);
-    total += partitions;
+    assigned.append_unowned(k, unassigned);
+    total += order.topics()[static_cast<std::size_t>(k)].second;
   }
   const int members = static_cast<int>(group.members.size());
   const int min_quota = total / members;
@@ -374,8 +383,8 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     answer[i] = Answer::Sort;
     auto& mine = lists[i];
     mine.reserve(static_cast<std::size_t>(quota));
-    for (const auto& [topic, partitions] : by_topic(owned, slot)) {
-      if (!is_subscribed[topic.id()]) continue;
+    if (slot.empty()) slot.assign(order.topics().size(), -1);
+    for (const auto& [topic, partitions] : by_topic(owned, order, subscribed_to, slot)) {
       if (static_cast<int>(partitions.size()) <= quota) {
         quota -= static_cast<int>(partitions.size());
         for (int p : partitions) mine.push_back(TopicPartition{topic, p});
@@ -430,7 +439,7 @@ std::vector<std::size_t> uuid_places(const GroupSpec& group, const ListOrder& or
     if (const int r = order.rank_of_name(t); r >= 0 && subscribed[static_cast<std::size_t>(r)]) place[static_cast<std::size_t>(r)] = next++;
   std::vector<std::pair<std::int32_t, std::size_t>> rest;  // (hash, rank): ties in name order
   for (std::size_t r = 0; r < subscribed.size(); ++r)
-    if (subscribed[r] && place[r] == kUnplaced) rest.emplace_back(java::string_hash(order.topics()[r].first.name()), r);
+    if (subscribed[r] && place[r] == kUnplaced) rest.emplace_back(order.metadata().id_hash(static_cast<int>(r)), r);
   std::sort(rest.begin(), rest.end());
   for (const auto& [hash, r] : rest) place[r] = next++;
   return place;
@@ -457,21 +466,19 @@ class HeterogeneousBuilder {
     std::vector<char> subscribed(order.topics().size(), 0);  // by rank
     for (const auto& list : subscriptions)
       for (int r : list) subscribed[static_cast<std::size_t>(r)] = 1;
-    std::vector<int> index(order.topics().size(), -1);  // rank -> index in handles_
-    std::vector<int> ranks;                              // index in handles_ -> rank
+    topic_index_.assign(order.topics().size(), -1);
+    std::vector<int> ranks;  // index in handles_ -> rank
     for (std::size_t r = 0; r < subscribed.size(); ++r)
       if (subscribed[r]) {
-        index[r] = static_cast<int>(handles_.size());
+        topic_index_[r] = static_cast<int>(handles_.size());
         ranks.push_back(static_cast<int>(r));
         add_topic(order.topics()[r]);
       }
     for (const auto& list : subscriptions) {
       subscriptions_.emplace_back();
-      for (int r : list) subscriptions_.back().push_back(index[static_cast<std::size_t>(r)]);
+      for (int r : list) subscriptions_.back().push_back(topic_index_[static_cast<std::size_t>(r)]);
     }
     share_subscribers();
-    topic_index_.assign(Topic::count(), -1);
-    for (std::size_t k = 0; k < handles_.size(); ++k) topic_index_[handles_[k].id()] = static_cast<int>(k);
     const auto places = uuid_places(group, order, subscribed);
     for (int r : ranks) id_rank_.push_back(places[static_cast<std::size_t>(r)]);
     scratch_start_.assign(group.members.size() + 1, -1);
@@ -645,7 +652,8 @@ class HeterogeneousBuilder {
         for (int k : subscriptions_[flagged]) subscribed[static_cast<std::size_t>(k)] = 1;
       }
       for (const auto& tp : m.owned()) {
-        const int k = tp.topic.id() < topic_index_.size() ? topic_index_[tp.topic.id()] : -1;
+        const int rank = order_.rank(tp.topic);
+        const int k = rank >= 0 ? topic_index_[static_cast<std::size_t>(rank)] : -1;
         if (k < 0 || !subscribed[static_cast<std::size_t>(k)]) {
           changed_[i] = 1;
           continue;
@@ -810,7 +818,7 @@ class HeterogeneousBuilder {
   std::int64_t moves_ = 0;                        // assign() calls so far
   std::vector<std::vector<int>> owners_;          // partition -> member index or -1
   std::vector<std::size_t> id_rank_;              // topic id ascending
-  std::vector<int> topic_index_;                  // Topic::id() -> index in handles_, or -1
+  std::vector<int> topic_index_;                  // rank -> index in handles_, or -1
   std::vector<std::vector<int>> subscriptions_;   // distinct consecutive topic lists, as indices
   std::vector<std::size_t> subscription_of_;      // member -> its entry in subscriptions_
   std::vector<int> sizes_;
@@ -845,9 +853,9 @@ class RangeSubscribers {
       ++rank;
     }
     for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)
-      for (const auto& t : *subscriptions.lists[s]) {
-        const int k = order.rank(Topic(t));
-        if (k < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
+      for (const Topic t : *subscriptions.lists[s]) {
+        const int k = order.rank(t);
+        if (k < 0) throw AssignorError("Members are subscribed to topic " + t.name() + " which doesn't exist in the topic metadata.");
         auto& of = subscriptions_of_[static_cast<std::size_t>(k)];
         if (of.empty() || of.back() != s) of.push_back(s);
       }
@@ -892,6 +900,33 @@ class RangeSubscribers {
 
 }  // namespace
 
+TopicMetadata::TopicMetadata(const std::map<std::string, int>& partitions_by_topic) {
+  topics_.reserve(partitions_by_topic.size());
+  for (const auto& [name, n] : partitions_by_topic) topics_.emplace_back(Topic(name), n);
+  rank_.assign(Topic::count(), -1);  // interned above, before the table is sized
+  offsets_.reserve(topics_.size() + 1);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < topics_.size(); ++k) {
+    const auto& [topic, n] = topics_[k];
+    rank_[topic.id()] = static_cast<int>(k);
+    hashes_.push_back(java::string_hash(topic.name()));
+    offsets_.push_back(at);
+    at += static_cast<std::size_t>(std::max(n, 0)) + 1;  // a negative count: none
+  }
+  offsets_.push_back(at);
+  for (auto k : java::iteration_order(hashes_, java::capacity_for(topics_.size()))) id_order_.push_back(static_cast<int>(k));
+}
+
+int TopicMetadata::rank_of_name(std::string_view name) const {
+  const auto at = std::lower_bound(topics_.begin(), topics_.end(), name,
+                                   [](const std::pair<Topic, int>& t, std::string_view n) { return t.first.name() < n; });
+  return at != topics_.end() && at->first.name() == name ? static_cast<int>(at - topics_.begin()) : -1;
+}
+
+std::shared_ptr<const std::vector<Topic>> topic_handles(const std::vector<std::string>& names) {
+  return std::make_shared<const std::vector<Topic>>(names.begin(), names.end());
+}
+
 std::vector<std::string> topic_id_order(const std::vector<std::string>& given_order, const std::vector<std::string>& subscribed) {
   std::vector<std::string> out;
   if (!given_order.empty()) {  // looked up in sets: a vector file may name many topics
@@ -918,14 +953,15 @@ const std::vector<TopicPartition>& GroupSpec::Member::owned() const {
 
 GroupSpec group_spec(GroupSnapshot group) {
   GroupSpec spec;
-  spec.topics = std::move(group.topics);
+  spec.topics = std::make_shared<const TopicMetadata>(group.topics);
   spec.topic_order = std::move(group.topic_order);
   spec.topic_uuid_order = std::move(group.topic_uuid_order);
   spec.members.reserve(group.members.size());
+  const std::vector<std::string>* last = nullptr;  // the names of the last member's list
   for (auto& m : group.members) {
     GroupSpec::Member s{std::move(m.member_id), std::move(m.instance_id), nullptr, nullptr};
-    if (!spec.members.empty() && *spec.members.back().topics == m.topics) s.topics = spec.members.back().topics;
-    else s.topics = std::make_shared<const std::vector<std::string>>(std::move(m.topics));
+    s.topics = last != nullptr && *last == m.topics ? spec.members.back().topics : topic_handles(m.topics);
+    last = &m.topics;
     if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(std::move(m.owned));
     spec.members.push_back(std::move(s));
   }
@@ -957,9 +993,9 @@ TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
   const ListOrder order(group);
   std::vector<std::vector<int>> ranks(subscriptions.lists.size());  // each subscription's topics by rank, as listed
   for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)     // by rank: no sets of names to build
-    for (const auto& t : *subscriptions.lists[s]) {
-      const int rank = order.rank(Topic(t));
-      if (rank < 0) throw AssignorError("Members are subscribed to topic " + t + " which doesn't exist in the topic metadata.");
+    for (const Topic t : *subscriptions.lists[s]) {
+      const int rank = order.rank(t);
+      if (rank < 0) throw AssignorError("Members are subscribed to topic " + t.name() + " which doesn't exist in the topic metadata.");
       ranks[s].push_back(rank);
     }
   if (group.members.empty()) return {};

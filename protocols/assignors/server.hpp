@@ -5,6 +5,8 @@
 
 #include "protocols/assignors/assignor.hpp"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -28,24 +30,62 @@ std::vector<std::string> topic_id_order(const std::vector<std::string>& given_or
 // change, so a rebalance that moves little copies little (issue 16).
 using SharedPartitions = std::shared_ptr<const std::vector<TopicPartition>>;
 
+// The topic metadata a broker-side assignor reads (Kafka's
+// SubscribedTopicDescriber over the coordinator's metadata image): topics
+// as handles with their partition counts, in name order, each found by its
+// rank there. Built once from names and shared by every spec while the
+// metadata stays, as Kafka's coordinator resolves topic ids once: interning
+// 1,000 names and sizing tables by them at every call cost small calls
+// over many topics as much as the assignment (issue 16).
+class TopicMetadata {
+ public:
+  explicit TopicMetadata(const std::map<std::string, int>& partitions_by_topic);
+  // The topics (handle, partition count), in name order: by rank.
+  const std::vector<std::pair<Topic, int>>& topics() const { return topics_; }
+  std::size_t size() const { return topics_.size(); }
+  // A topic's rank, or -1 when the metadata does not hold it.
+  int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
+  // A name's rank, or -1, without interning it (a binary search).
+  int rank_of_name(std::string_view name) const;
+  // The topic of rank k: its Java string hash (the simulator's topic id).
+  std::int32_t id_hash(int k) const { return hashes_[static_cast<std::size_t>(k)]; }
+  // Every rank in the order a Java HashSet of all the topics' ids iterates.
+  const std::vector<int>& ranks_in_id_order() const { return id_order_; }
+  // Where the topic of rank k starts in a table of one entry per partition
+  // and one more per topic (partitions outside it); the table's size.
+  std::size_t flag_offset(int k) const { return offsets_[static_cast<std::size_t>(k)]; }
+  std::size_t flag_count() const { return offsets_.back(); }
+
+ private:
+  std::vector<std::pair<Topic, int>> topics_;
+  std::vector<int> rank_;  // by Topic::id(), for the topics interned when built; -1: not held
+  std::vector<std::int32_t> hashes_;
+  std::vector<int> id_order_;
+  std::vector<std::size_t> offsets_;  // by rank, and the end
+};
+
 // Kafka's GroupSpec (coordinator-group api.assignor): what the coordinator
 // hands a broker-side assignor. Members in the coordinator's iteration
 // order, with unique ids; members subscribing alike may share one topic
-// list. Simplified: the simulator's coordinator builds it per target, where
-// Kafka's keeps it as members come and go.
+// list. Topics as handles, resolved when the spec is built (Kafka's
+// subscribed topic ids). Simplified: the simulator's coordinator builds the
+// members' part per target, where Kafka's keeps it as members come and go.
 struct GroupSpec {
   struct Member {
     std::string member_id;
     std::optional<std::string> instance_id;
-    std::shared_ptr<const std::vector<std::string>> topics;  // subscribed topic names; never null
-    SharedPartitions assignment;                             // current target; null: nothing
+    std::shared_ptr<const std::vector<Topic>> topics;  // subscribed topics, as listed; never null
+    SharedPartitions assignment;                       // current target; null: nothing
     const std::vector<TopicPartition>& owned() const;
   };
-  std::map<std::string, int> topics;  // metadata: topic -> partition count
+  std::shared_ptr<const TopicMetadata> topics;  // never null
   std::vector<Member> members;
   bool homogeneous = true;  // SubscriptionType.HOMOGENEOUS: every member subscribes to the same set
   std::vector<std::string> topic_order, topic_uuid_order;  // as GroupSnapshot's
 };
+
+// A subscription's topics as handles, as listed.
+std::shared_ptr<const std::vector<Topic>> topic_handles(const std::vector<std::string>& names);
 
 // One list per member of the spec, in its order; never null.
 using TargetAssignment = std::vector<SharedPartitions>;

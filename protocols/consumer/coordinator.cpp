@@ -225,24 +225,41 @@ std::shared_ptr<const TopicNames::List> existing(const TopicNames& topics, const
 
 // What group_spec(snapshot()) would give, built from the interned
 // subscriptions: a subscription's existing topics and their counts are read
-// once per run of members holding the same list, not once per member.
-GroupSpec ConsumerCoordinator::spec() const {
+// once per run of members holding the same list, not once per member; its
+// handles and the metadata are the last target's while they stay.
+GroupSpec ConsumerCoordinator::spec() {
   GroupSpec spec;
   const auto members = in_iteration_order();
   spec.members.reserve(members.size());
+  std::map<std::string, int> partitions_by_topic;
+  decltype(resolved_.handles) used;  // the handles this spec holds: the rest are dropped
   const TopicNames* last = nullptr;
-  std::shared_ptr<const TopicNames::List> topics;
+  ResolvedTopics::Handles handles;
   for (const auto& [m, current_target] : members) {
     if (last == nullptr || !(*last == m->topics)) {
-      topics = existing(m->topics, cluster_);
-      for (const auto& t : *topics) spec.topics.emplace(t, cluster_.at(t));
+      auto names = existing(m->topics, cluster_);
+      for (const auto& t : *names) partitions_by_topic.emplace(t, cluster_.at(t));
+      const auto* key = names.get();
+      if (const auto at = used.find(key); at != used.end()) {
+        handles = at->second.second;
+      } else {
+        const auto kept = resolved_.handles.find(key);
+        handles = kept != resolved_.handles.end() ? kept->second.second : topic_handles(*names);
+        used.emplace(key, std::make_pair(std::move(names), handles));
+      }
     }
     last = &m->topics;
-    GroupSpec::Member s{m->member_id, m->instance_id, topics, nullptr};
+    GroupSpec::Member s{m->member_id, m->instance_id, handles, nullptr};
     if (current_target != nullptr && !current_target->empty())
       s.assignment = std::make_shared<const std::vector<TopicPartition>>(as_list(*current_target));
     spec.members.push_back(std::move(s));
   }
+  if (resolved_.metadata == nullptr || partitions_by_topic != resolved_.partitions_by_topic) {
+    resolved_.metadata = std::make_shared<const TopicMetadata>(partitions_by_topic);
+    resolved_.partitions_by_topic = std::move(partitions_by_topic);
+  }
+  resolved_.handles = std::move(used);
+  spec.topics = resolved_.metadata;
   spec.homogeneous = subscribed_alike(spec);
   return spec;
 }

@@ -63,7 +63,7 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   // target (null: none yet).
   std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> in_iteration_order() const;
   GroupSnapshot snapshot() const;  // for an assignor that takes a snapshot (a plug-in)
-  GroupSpec spec() const;          // for a built-in server assignor
+  GroupSpec spec();                // for a built-in server assignor
   // A subscription as a shared list: one per distinct list of names.
   TopicNames intern(const std::vector<std::string>& topics);
   TopicNames intern_requested(const TopicNames& requested);
@@ -95,6 +95,18 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   std::map<std::vector<std::string>, TopicNames> subscriptions_;  // intern's lists, pruned when unused
   // A request's list -> interned; never iterated in an order that shows.
   std::unordered_map<std::shared_ptr<const TopicNames::List>, TopicNames> requested_;
+  // The topics spec() resolved for the last target, kept while they stay:
+  // the metadata (rebuilt when a subscribed topic or its partition count
+  // changes) and each subscription's handles, by its list of existing
+  // topics (held, so its address stays its own). Kafka's coordinator
+  // resolves topic ids once, not at every epoch (issue 16).
+  struct ResolvedTopics {
+    using Handles = std::shared_ptr<const std::vector<Topic>>;
+    std::map<std::string, int> partitions_by_topic;
+    std::shared_ptr<const TopicMetadata> metadata;
+    std::map<const TopicNames::List*, std::pair<std::shared_ptr<const TopicNames::List>, Handles>> handles;
+  };
+  ResolvedTopics resolved_;
 };
 
 }  // namespace rsim::protocols::consumer

@@ -313,6 +313,53 @@ TEST_CASE("topic id order: the given order's subscribed topics, then the rest") 
   CHECK(topic_id_order({"a"}, {}).empty());
 }
 
+// The metadata a spec carries, resolved once: topics by rank in name order
+// (a topic it does not hold, even one interned after it, has none), each
+// topic's flags laid end to end with one slot past its partitions (a
+// negative count holds none), and every rank in the order a Java HashSet of
+// the topics' ids iterates.
+TEST_CASE("topic metadata: ranks in name order, the flag layout, the topic id order") {
+  const protocols::TopicMetadata m({{"orders", 3}, {"audit", -1}, {"clicks", 2}});
+  REQUIRE(m.size() == 3);
+  CHECK(m.topics()[0].first.name() == "audit");
+  CHECK(m.rank(protocols::Topic("clicks")) == 1);
+  CHECK(m.rank(protocols::Topic("orders")) == 2);
+  CHECK(m.rank(protocols::Topic("interned-after-the-metadata")) == -1);
+  CHECK(m.rank_of_name("clicks") == 1);
+  CHECK(m.rank_of_name("click") == -1);
+  CHECK(m.flag_offset(0) == 0);
+  CHECK(m.flag_offset(1) == 1);
+  CHECK(m.flag_offset(2) == 4);
+  CHECK(m.flag_count() == 8);
+  std::vector<std::int32_t> hashes;
+  for (const char* t : {"audit", "clicks", "orders"}) hashes.push_back(protocols::java::string_hash(t));
+  std::vector<int> expected;
+  for (auto k : protocols::java::iteration_order(hashes, protocols::java::capacity_for(3))) expected.push_back(static_cast<int>(k));
+  CHECK(m.ranks_in_id_order() == expected);
+  CHECK(m.id_hash(2) == protocols::java::string_hash("orders"));
+}
+
+// A fresh deal over many one-partition topics gives each member a short
+// list of many topics, dealt in topic id order: answered in TopicPartition
+// order (sorted in place when short, merged by runs when long).
+TEST_CASE("uniform: lists dealt over many topics come in TopicPartition order") {
+  for (int topics : {5, 40, 120}) {
+    protocols::GroupSnapshot g;
+    std::vector<std::string> names;
+    for (int t = 0; t < topics; ++t) names.push_back("t" + std::to_string((t * 37) % topics));
+    for (const auto& n : names) g.topics[n] = 1;
+    for (const char* id : {"m0", "m1"}) g.members.push_back({id, std::nullopt, std::nullopt, names, {}, -1});
+    const auto a = protocols::UniformAssignor().assign(g);
+    std::size_t total = 0;
+    for (const auto& [id, list] : a) {
+      CHECK(std::is_sorted(list.begin(), list.end()));
+      CHECK(std::adjacent_find(list.begin(), list.end()) == list.end());
+      total += list.size();
+    }
+    CHECK(total == static_cast<std::size_t>(topics));
+  }
+}
+
 // The broker-side range builds each topic's subscribers per distinct
 // subscription: a topic only one subscription lists shares its members' list,
 // one that several list merges them in sorted order, and members past the

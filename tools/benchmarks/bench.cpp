@@ -165,7 +165,7 @@ protocols::TargetAssignment deal(const protocols::GroupSpec& spec) {
   std::vector<std::vector<protocols::TopicPartition>*> each;
   for (auto& l : lists) each.push_back(&l);
   protocols::PartitionSequence all;
-  for (const auto& [name, n] : spec.topics) all.add(protocols::Topic(name), n);
+  for (const auto& [topic, n] : spec.topics->topics()) all.add(topic, n);
   all.deal(each);
   protocols::TargetAssignment out;
   out.reserve(lists.size());
