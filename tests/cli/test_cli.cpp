@@ -304,6 +304,25 @@ TEST_CASE("assign prints the assignment of a group snapshot as JSON") {
   CHECK(bytes.err == "tests/snapshots/invalid-utf8.yaml:5:12: not valid UTF-8: byte 0xFF\n");
 }
 
+// The snapshot contract (scenario-format.md, "Group snapshots"): an
+// assignor refusing a well-formed group answers {"error": ...} on standard
+// output with exit code 1; a file that is not one is bad input, exit 2.
+TEST_CASE("assign answers an assignor's refusal as {\"error\": ...} and exit 1") {
+  for (const char* assignor : {"uniform", "range"}) {
+    const auto r = cli(std::string("assign --protocol consumer --assignor ") + assignor + " tests/snapshots/unknown-topic.json");
+    CHECK(r.code == 1);
+    CHECK(r.err.empty());
+    CHECK(nlohmann::json::parse(r.out) ==
+          nlohmann::json{{"error", "Members are subscribed to topic gone which doesn't exist in the topic metadata."}});
+  }
+  // Client-side range takes what exists (as Kafka's consumer leader does).
+  CHECK(cli("assign --assignor range tests/snapshots/unknown-topic.json").code == 0);
+  const auto refused = cli("assign tests/snapshots/two-topics.json --assignor-exec 'python3 tests/plugins/bad_assignor.py refuse'");
+  CHECK(refused.code == 1);
+  const auto why = nlohmann::json::parse(refused.out).at("error").get<std::string>();
+  CHECK(why.find("the plugin answered an error: cannot assign this group") != std::string::npos);
+}
+
 // Worked by hand from Kafka 4.2's passes: a1 keeps 0_0 and 1_0 and is full
 // (quota 2), so its previous standby 0_1 goes to a2 on the same process; b1
 // keeps 0_1 and takes back its standby 0_0; the new c1 gets the unowned 1_1

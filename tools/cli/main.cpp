@@ -530,6 +530,18 @@ int cmd_check(const CheckArgs& a) {
 
 void print_assignment(const protocols::GroupSnapshot& group, const protocols::GroupAssignment& result);
 
+// An assignor refusing a well-formed snapshot (Kafka's
+// PartitionAssignorException or TaskAssignorException, or a plug-in's
+// `{"error": ..}`): the snapshot contract's answer, `{"error": "..."}` on
+// standard output and exit code 1 (scenario-format.md, "Group snapshots").
+// A snapshot that is not well formed is bad input: FILE:LINE:COLUMN, exit 2.
+int print_refusal(const std::string& why) {
+  nlohmann::ordered_json out;
+  out["error"] = why;
+  std::cout << out.dump() << '\n';
+  return kFailed;
+}
+
 // Prints a Streams assignment as `assign --protocol streams` does: members
 // in the snapshot's order, tasks as Kafka Streams prints them (0_3).
 void print_task_assignment(const scenario::StreamsSnapshot& snapshot, const protocols::streams::StreamsGroupAssignment& result) {
@@ -568,7 +580,9 @@ int cmd_assign_streams(const std::string& file, std::string assignor, const std:
   try {
     result = task_assignor->assign(snapshot.group, snapshot.topology);
   } catch (const protocols::streams::TaskAssignorError& e) {  // TaskAssignorException: the group is not assignable
-    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
+    return print_refusal(e.what());
+  } catch (const protocols::PluginRefusal& e) {
+    return print_refusal(e.what());
   }
   print_task_assignment(snapshot, result);
   return kOk;
@@ -597,7 +611,7 @@ int cmd_assign(const std::string& file, std::string assignor, const std::string&
   try {
     result = implementation->assign(snapshot.group);
   } catch (const protocols::AssignorError& e) {  // PartitionAssignorException: the snapshot is not assignable
-    throw scenario::InputError(file, scenario::Mark{1, 1}, e.what());
+    return print_refusal(e.what());
   }
   print_assignment(snapshot.group, result);
   return kOk;
@@ -617,7 +631,13 @@ int cmd_assign_exec(const std::string& file, const std::string& assignor, const 
   const protocols::ExecAssignor plugin(std::move(settings),
                                        consumer ? protocols::AssignorSide::ConsumerGroup : protocols::AssignorSide::ClientLeader,
                                        protocol == "classic" ? "eager" : protocol, protocol == "cooperative");
-  print_assignment(snapshot.group, plugin.assign(snapshot.group));
+  protocols::GroupAssignment result;
+  try {
+    result = plugin.assign(snapshot.group);
+  } catch (const protocols::PluginRefusal& e) {
+    return print_refusal(e.what());
+  }
+  print_assignment(snapshot.group, result);
   return kOk;
 }
 
