@@ -79,12 +79,13 @@ void insertion_sort(std::vector<TopicPartition>& list, Less less) {
 // the metadata's topics by rank through it.
 class ListOrder {
  public:
-  explicit ListOrder(const GroupSpec& group) : metadata_(*group.topics) {}
+  explicit ListOrder(const GroupSpec& group)
+      : metadata_(*group.topics), rank_(metadata_.ranks_by_id().data()), ranks_(metadata_.ranks_by_id().size()) {}
   const TopicMetadata& metadata() const { return metadata_; }
   // The metadata's topics (handle, partition count), in name order: by rank.
   const std::vector<std::pair<Topic, int>>& topics() const { return metadata_.topics(); }
   bool known(const TopicPartition& tp) const { return rank(tp.topic) >= 0; }
-  int rank(Topic t) const { return metadata_.rank(t); }
+  int rank(Topic t) const { return t.id() < ranks_ ? rank_[t.id()] : -1; }
   int rank_of_name(std::string_view name) const { return metadata_.rank_of_name(name); }
   bool before(const TopicPartition& a, const TopicPartition& b) const {
     if (a.topic == b.topic) return a.partition < b.partition;  // most neighbours: no rank lookups
@@ -126,6 +127,8 @@ class ListOrder {
 
  private:
   const TopicMetadata& metadata_;
+  const int* rank_;  // metadata_'s table, held here: ranks are looked up per partition
+  std::size_t ranks_;
 };
 
 const SharedPartitions& no_partitions() {
@@ -178,17 +181,28 @@ std::vector<std::pair<Topic, std::vector<int>>> by_topic(const std::vector<Topic
   return out;
 }
 
-// Owned partitions as a flag per partition, in one table laid out by the
-// metadata (each topic's partitions and one slot past them, which catches
+// Owned partitions of the subscribed topics as a flag per partition, in
+// one table (each topic's partitions and one slot past them, which catches
 // partitions outside the topic and is never read as a partition): a set of
 // them, rebuilt at every target, was most of a large group's run, a name
 // lookup per partition the most of what remained, and a table per topic
-// most of a small call over many topics (issue 16). Members are marked one
-// by one (`mark`), each list read once.
+// most of a small call over many topics (issue 16). Only subscribed topics
+// have flags, so the table is no larger than the answer (a topic of ten
+// million partitions nobody subscribes to costs nothing). Members are marked
+// one by one (`mark`), each list read once.
 class OwnedFlags {
  public:
-  explicit OwnedFlags(const ListOrder& order)
-      : order_(order), flags_(order.metadata().flag_count(), 0), touched_(order.metadata().size(), 0) {}
+  // `subscribed`: by rank.
+  OwnedFlags(const ListOrder& order, const std::vector<char>& subscribed)
+      : order_(order), offsets_(order.topics().size(), kNone), touched_(order.topics().size(), 0) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < offsets_.size(); ++k) {
+      if (subscribed[k] == 0) continue;
+      offsets_[k] = at;
+      at += static_cast<std::size_t>(std::max(order.topics()[k].second, 0)) + 1;  // a negative count: none
+    }
+    size_ = at;  // allocated at the first mark: a fresh group owns nothing
+  }
   // Appends the partitions nobody owns of the topic of rank k to `out`.
   template <class Runs>
   void append_unowned(int k, Runs& out) const {
@@ -198,7 +212,7 @@ class OwnedFlags {
       out.push(TopicPartition{t, 0}, partitions);
       return;
     }
-    const char* const begin = flags_.data() + order_.metadata().flag_offset(k);
+    const char* const begin = flags_.data() + offsets_[static_cast<std::size_t>(k)];
     const char* const end = begin + partitions;
     for (const char* at = begin; at < end;) {  // memchr: glibc's is vectorized, std::find is not
       const char* first = find(at, end, 0);     // flags are 0 or 1
@@ -221,7 +235,7 @@ class OwnedFlags {
     while (at < end) {
       const Topic topic = at->topic;
       const int rank = order_.rank(topic);
-      if (rank < 0) {  // not in the metadata: nothing to flag
+      if (rank < 0 || offsets_[static_cast<std::size_t>(rank)] == kNone) {  // not in the metadata, or not subscribed
         as_is = false;
         while (at < end && at->topic == topic) ++at;
         continue;
@@ -230,7 +244,8 @@ class OwnedFlags {
       last_rank = rank;
       const int n = std::max(order_.topics()[static_cast<std::size_t>(rank)].second, 0);
       touched_[static_cast<std::size_t>(rank)] = 1;
-      char* const f = flags_.data() + order_.metadata().flag_offset(rank);  // slot n catches what is outside the topic
+      if (flags_.empty()) flags_.assign(size_, 0);
+      char* const f = flags_.data() + offsets_[static_cast<std::size_t>(rank)];  // slot n catches what is outside the topic
       int last = at->partition;
       bool ascending = true;
       for (; at < end && at->topic == topic; ++at) {
@@ -250,8 +265,11 @@ class OwnedFlags {
     return at != nullptr ? static_cast<const char*>(at) : end;
   }
 
+  static constexpr std::size_t kNone = SIZE_MAX;
   const ListOrder& order_;
-  std::vector<char> flags_;    // laid out by TopicMetadata::flag_offset
+  std::vector<std::size_t> offsets_;  // by rank: where the topic's flags start; kNone: not subscribed
+  std::size_t size_ = 0;              // of flags_
+  std::vector<char> flags_;
   std::vector<char> touched_;  // by rank: some partition flagged
 };
 
@@ -340,7 +358,7 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   if (subscribed.empty()) return out;
   std::vector<char> is_subscribed(order.topics().size(), 0);  // by rank
   for (int k : subscribed) is_subscribed[static_cast<std::size_t>(k)] = 1;
-  OwnedFlags assigned(order);
+  OwnedFlags assigned(order, is_subscribed);
   std::vector<int> slot;  // by_topic's, sized when first needed
   const auto subscribed_to = [&](int rank) { return is_subscribed[static_cast<std::size_t>(rank)] != 0; };
   std::vector<char> as_is(group.members.size());  // in order, every topic subscribed
@@ -359,8 +377,9 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   // the unassigned list. Unsubscribed topics are dropped.
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
   // Dealt: one run of one topic, in order as dealt; Merge: kept all (in
-  // order) and dealt more, merged in order.
-  enum class Answer : char { Shared, Sort, Dealt, Merge };
+  // order) and dealt more, merged in order; Kept: the first of its list,
+  // in order.
+  enum class Answer : char { Shared, Sort, Dealt, Merge, Kept };
   std::vector<Answer> answer(group.members.size(), Answer::Shared);
   std::vector<std::pair<std::size_t, int>> unfilled;  // member, remaining quota
   for (std::size_t i = 0; i < group.members.size(); ++i) {
@@ -378,6 +397,17 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
     if (as_is[i] && !owned.empty() && static_cast<int>(owned.size()) < quota) {  // keeps it all, in order
       answer[i] = Answer::Merge;
       unfilled.emplace_back(i, quota - static_cast<int>(owned.size()));
+      continue;
+    }
+    if (as_is[i] && static_cast<int>(owned.size()) > quota) {
+      // In order, each topic's partitions one ascending run: what the walk
+      // by topic below keeps is the list's first `quota`, and what it gives
+      // up the rest, in order. Grouping by topic and sorting the members
+      // that give up one partition after another joins was most of such a
+      // call over many topics (issue 16).
+      answer[i] = Answer::Kept;
+      lists[i].assign(owned.begin(), owned.begin() + quota);
+      for (auto at = owned.begin() + quota; at != owned.end(); ++at) unassigned.push(*at, 1);
       continue;
     }
     answer[i] = Answer::Sort;
@@ -418,7 +448,7 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   }
   if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
   for (std::size_t i = 0; i < lists.size(); ++i) {
-    if (answer[i] == Answer::Dealt || answer[i] == Answer::Merge)
+    if (answer[i] == Answer::Dealt || answer[i] == Answer::Merge || answer[i] == Answer::Kept)
       out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
     else if (answer[i] == Answer::Sort) out[i] = order.sorted(std::move(lists[i]));
   }
@@ -651,9 +681,16 @@ class HeterogeneousBuilder {
         std::fill(subscribed.begin(), subscribed.end(), 0);
         for (int k : subscriptions_[flagged]) subscribed[static_cast<std::size_t>(k)] = 1;
       }
+      Topic topic;  // of the last partition: lists are runs of one topic's
+      int k = -1;
+      bool found = false;
       for (const auto& tp : m.owned()) {
-        const int rank = order_.rank(tp.topic);
-        const int k = rank >= 0 ? topic_index_[static_cast<std::size_t>(rank)] : -1;
+        if (!found || tp.topic != topic) {
+          topic = tp.topic;
+          found = true;
+          const int rank = order_.rank(topic);
+          k = rank >= 0 ? topic_index_[static_cast<std::size_t>(rank)] : -1;
+        }
         if (k < 0 || !subscribed[static_cast<std::size_t>(k)]) {
           changed_[i] = 1;
           continue;
@@ -904,16 +941,11 @@ TopicMetadata::TopicMetadata(const std::map<std::string, int>& partitions_by_top
   topics_.reserve(partitions_by_topic.size());
   for (const auto& [name, n] : partitions_by_topic) topics_.emplace_back(Topic(name), n);
   rank_.assign(Topic::count(), -1);  // interned above, before the table is sized
-  offsets_.reserve(topics_.size() + 1);
-  std::size_t at = 0;
+  hashes_.reserve(topics_.size());
   for (std::size_t k = 0; k < topics_.size(); ++k) {
-    const auto& [topic, n] = topics_[k];
-    rank_[topic.id()] = static_cast<int>(k);
-    hashes_.push_back(java::string_hash(topic.name()));
-    offsets_.push_back(at);
-    at += static_cast<std::size_t>(std::max(n, 0)) + 1;  // a negative count: none
+    rank_[topics_[k].first.id()] = static_cast<int>(k);
+    hashes_.push_back(java::string_hash(topics_[k].first.name()));
   }
-  offsets_.push_back(at);
   for (auto k : java::iteration_order(hashes_, java::capacity_for(topics_.size()))) id_order_.push_back(static_cast<int>(k));
 }
 

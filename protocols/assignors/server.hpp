@@ -45,23 +45,21 @@ class TopicMetadata {
   std::size_t size() const { return topics_.size(); }
   // A topic's rank, or -1 when the metadata does not hold it.
   int rank(Topic t) const { return t.id() < rank_.size() ? rank_[t.id()] : -1; }
+  // The rank table by Topic::id() (-1: not held), for loops that look
+  // ranks up per partition.
+  const std::vector<int>& ranks_by_id() const { return rank_; }
   // A name's rank, or -1, without interning it (a binary search).
   int rank_of_name(std::string_view name) const;
   // The topic of rank k: its Java string hash (the simulator's topic id).
   std::int32_t id_hash(int k) const { return hashes_[static_cast<std::size_t>(k)]; }
   // Every rank in the order a Java HashSet of all the topics' ids iterates.
   const std::vector<int>& ranks_in_id_order() const { return id_order_; }
-  // Where the topic of rank k starts in a table of one entry per partition
-  // and one more per topic (partitions outside it); the table's size.
-  std::size_t flag_offset(int k) const { return offsets_[static_cast<std::size_t>(k)]; }
-  std::size_t flag_count() const { return offsets_.back(); }
 
  private:
   std::vector<std::pair<Topic, int>> topics_;
   std::vector<int> rank_;  // by Topic::id(), for the topics interned when built; -1: not held
   std::vector<std::int32_t> hashes_;
   std::vector<int> id_order_;
-  std::vector<std::size_t> offsets_;  // by rank, and the end
 };
 
 // Kafka's GroupSpec (coordinator-group api.assignor): what the coordinator

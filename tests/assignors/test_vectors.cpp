@@ -314,11 +314,9 @@ TEST_CASE("topic id order: the given order's subscribed topics, then the rest") 
 }
 
 // The metadata a spec carries, resolved once: topics by rank in name order
-// (a topic it does not hold, even one interned after it, has none), each
-// topic's flags laid end to end with one slot past its partitions (a
-// negative count holds none), and every rank in the order a Java HashSet of
-// the topics' ids iterates.
-TEST_CASE("topic metadata: ranks in name order, the flag layout, the topic id order") {
+// (a topic it does not hold, even one interned after it, has none), and
+// every rank in the order a Java HashSet of the topics' ids iterates.
+TEST_CASE("topic metadata: ranks in name order, the topic id order") {
   const protocols::TopicMetadata m({{"orders", 3}, {"audit", -1}, {"clicks", 2}});
   REQUIRE(m.size() == 3);
   CHECK(m.topics()[0].first.name() == "audit");
@@ -327,10 +325,6 @@ TEST_CASE("topic metadata: ranks in name order, the flag layout, the topic id or
   CHECK(m.rank(protocols::Topic("interned-after-the-metadata")) == -1);
   CHECK(m.rank_of_name("clicks") == 1);
   CHECK(m.rank_of_name("click") == -1);
-  CHECK(m.flag_offset(0) == 0);
-  CHECK(m.flag_offset(1) == 1);
-  CHECK(m.flag_offset(2) == 4);
-  CHECK(m.flag_count() == 8);
   std::vector<std::int32_t> hashes;
   for (const char* t : {"audit", "clicks", "orders"}) hashes.push_back(protocols::java::string_hash(t));
   std::vector<int> expected;
@@ -439,6 +433,28 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   for (std::size_t i = 0; i < 3; ++i) s.members[i].owned = *first[i];
   const auto by_snapshot = uniform.assign(s);
   for (std::size_t i = 0; i < 3; ++i) CHECK(by_snapshot.at(s.members[i].member_id) == *second[i]);
+}
+
+// A member over its quota whose list is in order keeps its first partitions
+// in TopicPartition order and gives up the rest (Kafka's builder walks the
+// member's topics and keeps until the quota is full), which go, in order, to
+// the members under theirs.
+TEST_CASE("uniform: a member over its quota keeps the first of its list") {
+  using TP = protocols::TopicPartition;
+  protocols::GroupSnapshot g;
+  g.topics = {{"a", 4}, {"b", 2}};
+  g.members = {{"m0", std::nullopt, std::nullopt, {"a", "b"}, {{"a", 0}, {"a", 1}, {"a", 2}, {"b", 0}}, -1},
+               {"m1", std::nullopt, std::nullopt, {"a", "b"}, {{"a", 3}, {"b", 1}}, -1},
+               {"m2", std::nullopt, std::nullopt, {"a", "b"}, {}, -1}};
+  const auto a = protocols::UniformAssignor().assign(g);  // quotas 2, 2, 2
+  CHECK(a.at("m0") == std::vector<TP>{{"a", 0}, {"a", 1}});
+  CHECK(a.at("m1") == std::vector<TP>{{"a", 3}, {"b", 1}});
+  CHECK(a.at("m2") == std::vector<TP>{{"a", 2}, {"b", 0}});
+  // Out of order, the same walk by topic: a's partitions first (ascending).
+  g.members[0].owned = {{"b", 0}, {"a", 2}, {"a", 0}, {"a", 1}};
+  const auto b = protocols::UniformAssignor().assign(g);
+  CHECK(b.at("m0") == std::vector<TP>{{"a", 0}, {"b", 0}});
+  CHECK(b.at("m2") == std::vector<TP>{{"a", 1}, {"a", 2}});
 }
 
 // Heterogeneous uniform deals topics tied on partitions per subscriber and
