@@ -21,14 +21,15 @@ namespace {
 // topics (issue 16).
 struct Subscriptions {
   std::vector<const std::vector<Topic>*> lists;  // in member order
-  std::vector<std::size_t> of;                          // member index -> its entry in lists
+  std::vector<std::size_t> of;                   // member index -> its entry in lists
 };
 
 Subscriptions subscriptions_of(const GroupSpec& group) {
   Subscriptions s;
   s.of.reserve(group.members.size());
+  static const std::vector<Topic> none;  // a member built without a list subscribes to nothing
   for (const auto& m : group.members) {
-    const auto* list = m.topics.get();
+    const auto* list = m.topics != nullptr ? m.topics.get() : &none;
     if (s.lists.empty() || (list != s.lists.back() && *list != *s.lists.back())) s.lists.push_back(list);
     s.of.push_back(s.lists.size() - 1);
   }
@@ -80,7 +81,8 @@ void insertion_sort(std::vector<TopicPartition>& list, Less less) {
 class ListOrder {
  public:
   explicit ListOrder(const GroupSpec& group)
-      : metadata_(*group.topics), rank_(metadata_.ranks_by_id().data()), ranks_(metadata_.ranks_by_id().size()) {}
+      : metadata_(group.topics != nullptr ? *group.topics : none()), rank_(metadata_.ranks_by_id().data()),
+        ranks_(metadata_.ranks_by_id().size()) {}
   const TopicMetadata& metadata() const { return metadata_; }
   // The metadata's topics (handle, partition count), in name order: by rank.
   const std::vector<std::pair<Topic, int>>& topics() const { return metadata_.topics(); }
@@ -126,6 +128,10 @@ class ListOrder {
   }
 
  private:
+  static const TopicMetadata& none() {  // a spec built without metadata holds no topics
+    static const TopicMetadata empty({});
+    return empty;
+  }
   const TopicMetadata& metadata_;
   const int* rank_;  // metadata_'s table, held here: ranks are looked up per partition
   std::size_t ranks_;

@@ -331,6 +331,18 @@ TEST_CASE("topic metadata: ranks in name order, the topic id order") {
   for (auto k : protocols::java::iteration_order(hashes, protocols::java::capacity_for(3))) expected.push_back(static_cast<int>(k));
   CHECK(m.ranks_in_id_order() == expected);
   CHECK(m.id_hash(2) == protocols::java::string_hash("orders"));
+  // A spec built by hand without metadata or subscription lists holds no
+  // topics: every member gets nothing.
+  protocols::GroupSpec bare;
+  bare.members.push_back({"m0", std::nullopt, nullptr, nullptr});
+  const protocols::UniformAssignor uniform;
+  const protocols::ServerRangeAssignor range;
+  const std::vector<const protocols::ServerAssignor*> assignors{&uniform, &range};
+  for (const auto* assignor : assignors) {
+    const auto target = assignor->assign(bare);
+    REQUIRE(target.size() == 1);
+    CHECK(target[0]->empty());
+  }
 }
 
 // A fresh deal over many one-partition topics gives each member a short
