@@ -137,6 +137,14 @@ class ListOrder {
   std::size_t ranks_;
 };
 
+// A subscribed topic's rank in the metadata; a topic the metadata does not
+// hold fails the assignment (Kafka's PartitionAssignorException).
+int subscribed_rank(Topic t, const ListOrder& order) {
+  const int rank = order.rank(t);
+  if (rank < 0) throw AssignorError("Members are subscribed to topic " + t.name() + " which doesn't exist in the topic metadata.");
+  return rank;
+}
+
 const SharedPartitions& no_partitions() {
   static const SharedPartitions empty = std::make_shared<const std::vector<TopicPartition>>();
   return empty;
@@ -896,8 +904,7 @@ class RangeSubscribers {
     }
     for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)
       for (const Topic t : *subscriptions.lists[s]) {
-        const int k = order.rank(t);
-        if (k < 0) throw AssignorError("Members are subscribed to topic " + t.name() + " which doesn't exist in the topic metadata.");
+        const int k = subscribed_rank(t, order);
         auto& of = subscriptions_of_[static_cast<std::size_t>(k)];
         if (of.empty() || of.back() != s) of.push_back(s);
       }
@@ -1031,9 +1038,7 @@ TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
   std::vector<std::vector<int>> ranks(subscriptions.lists.size());  // each subscription's topics by rank, as listed
   for (std::size_t s = 0; s < subscriptions.lists.size(); ++s)     // by rank: no sets of names to build
     for (const Topic t : *subscriptions.lists[s]) {
-      const int rank = order.rank(t);
-      if (rank < 0) throw AssignorError("Members are subscribed to topic " + t.name() + " which doesn't exist in the topic metadata.");
-      ranks[s].push_back(rank);
+      ranks[s].push_back(subscribed_rank(t, order));
     }
   if (group.members.empty()) return {};
   if (group.homogeneous) return homogeneous_uniform(group, order, std::move(ranks[0]));
