@@ -120,7 +120,7 @@ class InvariantChecker {
   int last_formed_ = 0;  // the last generation formed or loaded
   int last_stable_ = 0;  // the last generation that completed (assignments handed out)
   int reissued_ = 0;
-  std::map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process
+  std::unordered_map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process; never iterated
   std::map<std::string, std::string> member_protocol_;  // member -> its own rebalance protocol (an assignor list's)
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
@@ -133,7 +133,7 @@ class InvariantChecker {
   std::unordered_map<std::uint32_t, std::set<std::string>> holders_;  // task -> the members of copies_ holding it
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
   // member -> when the coordinator answered it (assignments, errors), in order.
-  std::map<std::string, History<Time>> answers_;
+  std::unordered_map<std::string, History<Time>> answers_;  // never iterated
   // Zombie bounds are checked once the instant a zombie ended is over: by
   // then everything that decides its bound has happened (what could still
   // come would only put the bound after its end), except an answer that has

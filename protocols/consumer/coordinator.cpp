@@ -116,9 +116,8 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
     resp.error = error;
     return reply(std::move(resp));
   }
-  const std::string member_id = m->member_id;
-  if (metadata_changed()) bump_group_epoch("topic metadata changed");
-  const MemberView& member = advance(member_id, req.owned);
+  if (metadata_changed()) bump_group_epoch("topic metadata changed");  // a new epoch: no member added or removed
+  const MemberView& member = advance(*m, req.owned);
   resp.member_id = member.member_id;
   resp.member_epoch = member.epoch;
   resp.assignment = as_list(member.assigned);

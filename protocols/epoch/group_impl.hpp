@@ -42,8 +42,12 @@ template <class T>
 void EpochGroup<T>::count_holders(const Record<T>& r) {
   if constexpr (kHolderIndex<T>) {
     if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) {
-      const auto live = state_.members.find(c->member_id);
-      const MemberView* member = live == state_.members.end() ? nullptr : &live->second;
+      // Plain counts do not read the member: no lookup by id for them.
+      const MemberView* member = nullptr;
+      if constexpr (!std::is_same_v<typename HolderIndexOf<T>::type, HolderCounts<T>>) {
+        const auto live = state_.members.find(c->member_id);
+        member = live == state_.members.end() ? nullptr : &live->second;
+      }
       holders_.record(c->member_id, member, log_.current_of(c->member_id), &c->current);
     } else if (const auto* t = std::get_if<MemberTombstone>(&r)) {
       holders_.record(t->member_id, static_cast<const MemberView*>(nullptr), log_.current_of(t->member_id), nullptr);
@@ -178,10 +182,16 @@ bool EpochGroup<T>::epoch_valid(const MemberView& m, int epoch, const std::optio
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(const std::string& member_id,
                                                          const std::optional<Owned>& owned) {
+  return advance(state_.members.at(member_id), owned);
+}
+
+// The member stays where it is: a target computes, reconciles and records,
+// it does not add or remove members.
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(MemberView& m, const std::optional<Owned>& owned) {
   compute_target();
-  MemberView& m = state_.members.at(member_id);
   reconcile(m, owned);
-  arm_session(member_id, session_timeout_of(m));
+  arm_session(m.member_id, session_timeout_of(m));
   update_group_state();
   return m;
 }
