@@ -179,7 +179,9 @@ class SnapshotLoader {
     if (!ids.insert(m.member_id).second) fail(n["id"], fmt::format("member id '{}' is used twice", m.member_id));
     if (n["topics"]) {
       if (!n["topics"].IsSequence()) fail(n["topics"], "topics must be a list");
-      for (const auto& t : n["topics"]) m.topics.push_back(scalar(t, "a topic"));
+      std::vector<std::string> topics;
+      for (const auto& t : n["topics"]) topics.push_back(scalar(t, "a topic"));
+      m.topics = std::move(topics);
     }
     if (n["owned"]) {
       check_keys(n["owned"], "owned", {});

@@ -108,7 +108,7 @@ SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription
       which.push_back(which.back());
       continue;
     }
-    previous = &m->topics;
+    previous = &m->topics.list();
     which.push_back(seen.emplace(m->topics, seen.size()).first->second);
   }
   std::set<std::string> all;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "protocols/topic_partition.hpp"
+#include "protocols/topic_names.hpp"
 
 #include <algorithm>
 #include <map>
@@ -19,7 +20,7 @@ struct MemberSubscription {
   std::string member_id;
   std::optional<std::string> instance_id;
   std::optional<std::string> rack;
-  std::vector<std::string> topics;
+  TopicNames topics;  // shared with the member's JoinGroup: a group on 1,000 topics copied them per member per rebalance
   std::vector<TopicPartition> owned;
   int generation = -1;  // DEFAULT_GENERATION, as in Kafka
 };

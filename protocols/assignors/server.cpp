@@ -1005,7 +1005,7 @@ GroupSpec group_spec(GroupSnapshot group) {
   for (auto& m : group.members) {
     GroupSpec::Member s{std::move(m.member_id), std::move(m.instance_id), nullptr, nullptr};
     s.topics = last != nullptr && *last == m.topics ? spec.members.back().topics : topic_handles(m.topics);
-    last = &m.topics;
+    last = &m.topics.list();
     if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(std::move(m.owned));
     spec.members.push_back(std::move(s));
   }

@@ -110,7 +110,7 @@ Input prepare(const GroupSnapshot& group) {
     if (previous != nullptr && *previous == m->topics) continue;
     if (previous == nullptr) first_set = as_set(m->topics);
     else if (in.all_equal && as_set(m->topics) != first_set) in.all_equal = false;
-    previous = &m->topics;
+    previous = &m->topics.list();
     for (const auto& t : m->topics)
       if (auto it = group.topics.find(t); it != group.topics.end()) in.partitions_per_topic.emplace(Topic(t), it->second);
   }

@@ -13,7 +13,7 @@ Metadata subscribed_metadata(const Metadata& metadata, const std::vector<JoinedM
   for (const auto& m : members) {
     const auto& topics = m.subscription.topics;
     if (last != nullptr && topics == *last) continue;
-    last = &topics;
+    last = &topics.list();
     for (const auto& t : topics)
       if (auto it = metadata.find(t); it != metadata.end()) out[t] = it->second;
   }
@@ -42,7 +42,7 @@ GroupSnapshot snapshot_of(const Assignor& assignor, const Metadata& metadata, co
 // generation it was assigned in; and, as the StickyAssignor keeps in its user
 // data, its last assignment (under eager it owns nothing by the time it joins).
 // Other assignors send no user data.
-Subscription EmbeddedProtocol::subscription(const Assignor& assignor, const std::vector<std::string>& topics,
+Subscription EmbeddedProtocol::subscription(const Assignor& assignor, const TopicNames& topics,
                                             const std::vector<TopicPartition>& owned,
                                             const std::vector<TopicPartition>& last_assignment, int generation) const {
   return Subscription{topics, owned, generation,

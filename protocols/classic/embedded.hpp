@@ -61,7 +61,7 @@ class EmbeddedProtocol {
   // The JoinGroup metadata. `owned` is what the member holds now;
   // `last_assignment` what it was last given, sent only where the assignor
   // keeps it in its user data.
-  Subscription subscription(const Assignor& assignor, const std::vector<std::string>& topics,
+  Subscription subscription(const Assignor& assignor, const TopicNames& topics,
                             const std::vector<TopicPartition>& owned, const std::vector<TopicPartition>& last_assignment,
                             int generation) const;
   // A leader process's memory, empty: created when the process starts.

@@ -219,8 +219,8 @@ bool same_sorted(std::vector<std::string> a, std::vector<std::string> b) {
   return a == b;
 }
 // The same set of topics: in the same order (nearly always) or sorted.
-bool same_topics(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return a == b || same_sorted(a, b);
+bool same_topics(const TopicNames& a, const TopicNames& b) {
+  return a == b || same_sorted(a.list(), b.list());
 }
 }  // namespace
 
@@ -228,7 +228,7 @@ void ClassicMember::subscribe(std::vector<std::string> topics) {
   config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
   known_metadata_ = ctx_.cluster;
-  emit("subscribe", {{"topics", config_.topics}});
+  emit("subscribe", {{"topics", config_.topics.list()}});
   request_rejoin("subscription changed");
 }
 

@@ -52,7 +52,7 @@ class ThreadTasks {
 struct MemberConfig {
   std::string client_id;  // the scenario's member id
   std::optional<std::string> instance_id;
-  std::vector<std::string> topics;
+  TopicNames topics;  // one list, shared by every JoinGroup the member sends
   Duration session_timeout{0};    // session.timeout.ms
   Duration heartbeat_interval{0}; // heartbeat.interval.ms
   Duration rebalance_timeout{0};  // what the member sends in JoinGroup
@@ -192,7 +192,7 @@ class ClassicMember final : public MemberProcess {
   bool skip_assignment_ = false;              // KIP-814: a returning static leader
   std::vector<TopicPartition> owned_;
   std::vector<TopicPartition> last_assignment_;  // the last SyncGroup's assignment
-  std::vector<std::string> joined_topics_;       // the subscription the last JoinGroup carried
+  TopicNames joined_topics_;       // the subscription the last JoinGroup carried
   std::vector<TopicPartition> initialising_;     // assigned, assign cost not yet paid
   std::unique_ptr<LeaderState> leader_state_;    // the strategy's, kept while this process leads
   int last_completed_generation_ = -1;           // the last generation whose assignment it received

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "protocols/topic_partition.hpp"
+#include "protocols/topic_names.hpp"
 #include "sim/time.hpp"
 
 #include <cstdint>
@@ -46,7 +47,7 @@ struct StreamsSubscription {
 
 // Embedded protocol metadata in JoinGroup (ConsumerProtocolSubscription).
 struct Subscription {
-  std::vector<std::string> topics;
+  TopicNames topics;  // the member's list, shared by its every JoinGroup and the leader's snapshot
   std::vector<TopicPartition> owned;  // ownedPartitions: what the member holds now
   int generation = -1;
   // The StickyAssignor's user data: the member's last assignment (kept even

@@ -198,8 +198,10 @@ GroupSnapshot ConsumerCoordinator::snapshot() const {
     MemberSubscription s;
     s.member_id = m->member_id;
     s.instance_id = m->instance_id;
+    std::vector<std::string> topics;
     for (const auto& t : m->topics)
-      if (cluster_.count(t) != 0) s.topics.push_back(t);
+      if (cluster_.count(t) != 0) topics.push_back(t);
+    s.topics = std::move(topics);
     if (current_target != nullptr) s.owned = as_list(*current_target);
     g.members.push_back(std::move(s));
   }

@@ -4,7 +4,7 @@
 // Facts: ../shared/reference/ section 6.
 #pragma once
 
-#include "protocols/consumer/topic_names.hpp"
+#include "protocols/topic_names.hpp"
 #include "protocols/epoch/heartbeat.hpp"
 #include "protocols/epoch/member_state.hpp"
 #include "protocols/topic_partition.hpp"

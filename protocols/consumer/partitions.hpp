@@ -3,7 +3,7 @@
 // group: EpochGroup<Partitions>, Record<Partitions>, Member<Partitions>.
 #pragma once
 
-#include "protocols/consumer/topic_names.hpp"
+#include "protocols/topic_names.hpp"
 #include "protocols/epoch/group.hpp"
 #include "protocols/topic_partition.hpp"
 #include "sim/time.hpp"

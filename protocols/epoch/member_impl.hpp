@@ -366,7 +366,7 @@ template <class C>
 void EpochMember<C>::subscribe(std::vector<std::string> topics) {
   config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
-  emit("subscribe", {{"topics", config_.topics}});
+  emit("subscribe", {{"topics", config_.topics.list()}});
   send_heartbeat();
 }
 

@@ -338,6 +338,7 @@ TEST_CASE("consumer: equal subscriptions share one list; a subscribed topic's ne
 // moved since a check found nothing; without it, at every heartbeat (above).
 TEST_CASE("consumer: with the cluster's change count, the counts are read again only after a change") {
   using namespace protocols::consumer;
+  using protocols::TopicNames;
   Kernel kernel;
   Trace trace;
   Metadata cluster{{"a", 2}, {"b", 3}};

@@ -132,4 +132,22 @@ TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer sub
     CHECK(p.revoke_before_join(many, subscription) == expected);
   }
 }
+
+// A group on 1,000 topics copied every member's names into each JoinGroup
+// and again into the leader's snapshot, at every rebalance (issue 16): the
+// member's one list is what both carry.
+TEST_CASE("a member's subscription is one list, shared by its JoinGroup and the leader's snapshot") {
+  const protocols::TopicNames names{"t0", "t1", "t2"};
+  const protocols::classic::CooperativeProtocol p;
+  const auto assignor = protocols::make_classic_assignor("cooperative-sticky");
+  REQUIRE(assignor != nullptr);
+  const protocols::classic::Subscription s = p.subscription(*assignor, names, {}, {}, 1);
+  CHECK(s.topics.shared() == names.shared());
+  const std::vector<protocols::classic::JoinedMember> members{{"m1", std::nullopt, s}, {"m2", std::nullopt, s}};
+  const auto g = protocols::classic::snapshot_of(*assignor, {{"t0", 2}, {"t1", 1}}, members, 1);
+  REQUIRE(g.members.size() == 2);
+  for (const auto& m : g.members) CHECK(m.topics.shared() == names.shared());
+  CHECK(g.members[0].topics == std::vector<std::string>{"t0", "t1", "t2"});
+  CHECK(g.topics == std::map<std::string, int>{{"t0", 2}, {"t1", 1}});
+}
 }

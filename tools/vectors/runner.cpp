@@ -223,8 +223,11 @@ class FileRunner {
     for (const auto& m : input["members"]) {
       protocols::MemberSubscription s;
       s.member_id = m["id"].as<std::string>();
-      if (m["topics"])
-        for (const auto& t : m["topics"]) s.topics.push_back(t.as<std::string>());
+      if (m["topics"]) {
+        std::vector<std::string> topics;
+        for (const auto& t : m["topics"]) topics.push_back(t.as<std::string>());
+        s.topics = std::move(topics);
+      }
       if (m["owned"])
         for (const auto& o : m["owned"]) s.owned.push_back(partition(o));
       if (m["current"])  // broker side: the member's current target assignment

@@ -1,4 +1,4 @@
-// A consumer-group member's subscribed topic names (MemberMetadata's
+// A member's subscribed topic names (MemberMetadata's
 // subscribedTopicNames), shared: the coordinator interns equal subscriptions,
 // so members subscribing alike hold one list. A group on 1,000 topics
 // otherwise copied and compared 1,000 names per member at every group epoch
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace rsim::protocols::consumer {
+namespace rsim::protocols {
 
 class TopicNames {
  public:
@@ -44,4 +44,4 @@ class TopicNames {
   std::shared_ptr<const List> list_;
 };
 
-}  // namespace rsim::protocols::consumer
+}  // namespace rsim::protocols
