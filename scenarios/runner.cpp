@@ -169,6 +169,7 @@ class GroupRun {
   void add_member(const MemberSpec& spec) {
     if (slots_.count(spec.id) != 0) return;  // a member that joins again reuses its process
     cl::MemberConfig c = member_config(s_, spec);
+    c.topics = shared_subscription(c.topics);
     if (lists_.apply() && !spec.assignors.empty()) lists_.configure(c, spec.assignors);
     const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
     protocols::MemberProcess* upgraded = nullptr;
@@ -177,7 +178,7 @@ class GroupRun {
       threads_.push_back(std::make_unique<protocols::streams::ClassicThread>(
           kernel_, trace_, streams_->state(), spec.id, streams_identity(spec).process_id, c.assign_cost, s_.costs.record_bytes));
       c.tasks = threads_.back().get();
-      c.topics = streams_->topology().external_source_topics();
+      c.topics = shared_subscription(streams_->topology().external_source_topics());
       trace_.emit(kTimeZero, "scenario", "process", {{"member", spec.id}, {"process", streams_identity(spec).process_id}});
     } else if (streams_) {
       const protocols::streams::MemberContext ctx{kernel_, network_, trace_, host_.streams_directory(), streams_->state(),
@@ -216,6 +217,13 @@ class GroupRun {
   }
 
   MemberSlot& member(const std::string& id) { return slots_.at(id); }
+
+  // Members subscribing alike share one list: the leader's snapshot and the
+  // checks of a subscription's topics then find them equal by pointer, not
+  // by comparing 1,000 names per member (issue 16).
+  protocols::TopicNames shared_subscription(const protocols::TopicNames& topics) {
+    return subscriptions_.try_emplace(topics.list(), topics).first->second;
+  }
 
   // KIP-848: the group starts at epoch 1 with every member owning its part.
   void start_consumer_stable() {
@@ -429,6 +437,7 @@ class GroupRun {
   std::map<std::string, protocols::consumer::ConsumerMember*> consumer_members_;
   std::map<std::string, protocols::streams::StreamsMember*> streams_members_;
   std::set<std::string> upgraded_;  // members an upgrade event restarts under the consumer protocol
+  std::map<std::vector<std::string>, protocols::TopicNames> subscriptions_;  // shared_subscription's lists
   std::vector<std::string> order_;
 };
 
