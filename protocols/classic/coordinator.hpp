@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rsim::protocols::classic {
@@ -149,7 +150,7 @@ class ClassicCoordinator final : public ClassicEndpoint {
   std::string leader_;
   std::string protocol_name_;  // the selected assignor of the current generation
   std::vector<std::unique_ptr<Member>> members_;  // insertion order, as Kafka's LinkedHashMap
-  std::map<std::string, Member*, std::less<>> by_id_;  // members_ by member id
+  std::unordered_map<std::string, Member*> by_id_;  // members_ by member id; looked up per request, never iterated
   // ClassicGroup.supportedProtocols: how many members list each protocol,
   // and how many list none (they accept any), kept as members come, go and
   // rejoin, so a JoinGroup's check is a lookup rather than a walk.
