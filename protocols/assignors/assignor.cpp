@@ -102,13 +102,13 @@ SubscriptionIndex index_subscriptions(const std::vector<const MemberSubscription
   // Distinct subscription lists, each resolved once.
   std::map<std::vector<std::string>, std::size_t> seen;
   std::vector<std::size_t> which;
-  const std::vector<std::string>* previous = nullptr;
+  const TopicNames* previous = nullptr;  // compared by pointer first: members subscribing alike share a list
   for (const auto* m : members) {
     if (previous != nullptr && *previous == m->topics) {  // the common case: same as the member before
       which.push_back(which.back());
       continue;
     }
-    previous = &m->topics.list();
+    previous = &m->topics;
     which.push_back(seen.emplace(m->topics, seen.size()).first->second);
   }
   std::set<std::string> all;

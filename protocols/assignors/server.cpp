@@ -1001,11 +1001,11 @@ GroupSpec group_spec(GroupSnapshot group) {
   spec.topic_order = std::move(group.topic_order);
   spec.topic_uuid_order = std::move(group.topic_uuid_order);
   spec.members.reserve(group.members.size());
-  const std::vector<std::string>* last = nullptr;  // the names of the last member's list
+  const TopicNames* last = nullptr;  // the last member's list (compared by pointer first)
   for (auto& m : group.members) {
     GroupSpec::Member s{std::move(m.member_id), std::move(m.instance_id), nullptr, nullptr};
     s.topics = last != nullptr && *last == m.topics ? spec.members.back().topics : topic_handles(m.topics);
-    last = &m.topics.list();
+    last = &m.topics;
     if (!m.owned.empty()) s.assignment = std::make_shared<const std::vector<TopicPartition>>(std::move(m.owned));
     spec.members.push_back(std::move(s));
   }

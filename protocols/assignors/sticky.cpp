@@ -104,13 +104,13 @@ Input prepare(const GroupSnapshot& group) {
   }
   // Subscriptions: nearly always the same list member after member, so each
   // list is looked at once and compared to the one before it.
-  const std::vector<std::string>* previous = nullptr;
+  const TopicNames* previous = nullptr;  // compared by pointer first: members subscribing alike share a list
   std::vector<std::string> first_set;
   for (const MemberSubscription* m : in.members) {
     if (previous != nullptr && *previous == m->topics) continue;
     if (previous == nullptr) first_set = as_set(m->topics);
     else if (in.all_equal && as_set(m->topics) != first_set) in.all_equal = false;
-    previous = &m->topics.list();
+    previous = &m->topics;
     for (const auto& t : m->topics)
       if (auto it = group.topics.find(t); it != group.topics.end()) in.partitions_per_topic.emplace(Topic(t), it->second);
   }

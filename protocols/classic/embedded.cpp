@@ -9,11 +9,11 @@ namespace rsim::protocols::classic {
 
 Metadata subscribed_metadata(const Metadata& metadata, const std::vector<JoinedMember>& members) {
   Metadata out;
-  const std::vector<std::string>* last = nullptr;
+  const TopicNames* last = nullptr;  // compared by pointer first: members subscribing alike share a list
   for (const auto& m : members) {
     const auto& topics = m.subscription.topics;
     if (last != nullptr && topics == *last) continue;
-    last = &topics.list();
+    last = &topics;
     for (const auto& t : topics)
       if (auto it = metadata.find(t); it != metadata.end()) out[t] = it->second;
   }
