@@ -1,8 +1,10 @@
 // A member's subscribed topic names (MemberMetadata's
-// subscribedTopicNames), shared: the coordinator interns equal subscriptions,
-// so members subscribing alike hold one list. A group on 1,000 topics
-// otherwise copied and compared 1,000 names per member at every group epoch
-// (issue 16). A value all the same: equal by content, the pointer first.
+// subscribedTopicNames; a classic JoinGroup's subscription), shared: a run
+// gives members subscribing alike one list, which their requests, the
+// leader's snapshot and the assignors carry, and the consumer coordinator
+// interns what it is sent. A group on 1,000 topics otherwise copied and
+// compared 1,000 names per member at every rebalance (issue 16). A value
+// all the same: equal by content, the pointer first.
 #pragma once
 
 #include <initializer_list>
