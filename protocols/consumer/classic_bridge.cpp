@@ -12,13 +12,13 @@ namespace rsim::protocols::consumer {
 // when either side speaks the classic protocol).
 void ConsumerCoordinator::handle_join(classic::JoinGroupRequest req, classic::Reply<classic::JoinGroupResponse> reply) {
   std::string id = req.member_id;
-  const bool known = !id.empty() && state_.members.count(id) != 0;
+  const bool known = !id.empty() && find_member(id) != nullptr;
   const bool pending = pending_classic_.erase(id) != 0;
   MemberView* other = req.instance_id ? static_member(*req.instance_id, id) : nullptr;
   if (auto refused = refuse_join(req, known, pending, other != nullptr)) return reply(std::move(*refused));
   if (!known && other != nullptr) id = take_over_static(*other, req);
   else if (!known) id = join_classic(req);
-  else resubscribe(state_.members.at(id), intern(req.subscription.topics));
+  else resubscribe(member_at(id), intern(req.subscription.topics));
   if (metadata_changed()) bump_group_epoch("topic metadata changed");
   const MemberView& member = advance(id, req.subscription.owned);
   classic::JoinGroupResponse r;
@@ -83,22 +83,22 @@ std::string ConsumerCoordinator::join_classic(const classic::JoinGroupRequest& r
 
 // SyncGroup returns what the member may own now.
 void ConsumerCoordinator::handle_sync(classic::SyncGroupRequest req, classic::Reply<classic::SyncGroupResponse> reply) {
-  auto it = state_.members.find(req.member_id);
-  if (it == state_.members.end()) return reply(classic::SyncGroupResponse::failed(classic::Error::UnknownMemberId));
-  if (req.generation != it->second.epoch) return reply(classic::SyncGroupResponse::failed(classic::Error::IllegalGeneration));
+  const MemberView* m = find_member(req.member_id);
+  if (m == nullptr) return reply(classic::SyncGroupResponse::failed(classic::Error::UnknownMemberId));
+  if (req.generation != m->epoch) return reply(classic::SyncGroupResponse::failed(classic::Error::IllegalGeneration));
   classic::SyncGroupResponse r;
-  r.assignment.partitions = as_list(it->second.assigned);
+  r.assignment.partitions = as_list(m->assigned);
   reply(std::move(r));
 }
 
 void ConsumerCoordinator::handle_heartbeat(classic::HeartbeatRequest req, classic::Reply<classic::HeartbeatResponse> reply) {
-  auto it = state_.members.find(req.member_id);
+  const MemberView* found = find_member(req.member_id);
   classic::HeartbeatResponse r;
-  if (it == state_.members.end()) {
+  if (found == nullptr) {
     r.error = classic::Error::UnknownMemberId;
   } else {
     arm_session(req.member_id);
-    const MemberView& m = it->second;
+    const MemberView& m = *found;
     if (req.generation != m.epoch) r.error = classic::Error::IllegalGeneration;
     // classicGroupHeartbeatToConsumerGroup: rejoin when the group epoch moved
     // past the member's (its JoinGroup then computes the target) or it has
@@ -109,7 +109,7 @@ void ConsumerCoordinator::handle_heartbeat(classic::HeartbeatRequest req, classi
 }
 
 void ConsumerCoordinator::handle_leave(classic::LeaveGroupRequest req) {
-  if (state_.members.count(req.member_id) == 0) return;
+  if (find_member(req.member_id) == nullptr) return;
   fence(req.member_id, "left the group");
   update_group_state();
 }

@@ -129,12 +129,11 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
 // may have changed).
 ConsumerCoordinator::Found ConsumerCoordinator::member_for(const HeartbeatRequest& req) {
   if (req.member_epoch == kJoinEpoch) return join(req);
-  auto it = state_.members.find(req.member_id);
-  if (it == state_.members.end()) return {nullptr, Error::UnknownMemberId};
-  MemberView& m = it->second;
-  if (!epoch_valid(m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
-  resubscribe(m, intern_requested(req.topics));
-  return {&m, Error::None};
+  MemberView* m = find_member(req.member_id);
+  if (m == nullptr) return {nullptr, Error::UnknownMemberId};
+  if (!epoch_valid(*m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
+  resubscribe(*m, intern_requested(req.topics));
+  return {m, Error::None};
 }
 
 // A static member back with its instance id: both speak the consumer

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace rsim::protocols::epoch {
 
@@ -16,13 +17,82 @@ EpochGroup<T>::EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout
     : kernel_(kernel), trace_(trace), session_timeout_(session_timeout) {}
 
 template <class T>
+typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) {
+  const auto it = member_index_.find(member_id);
+  return it == member_index_.end() ? nullptr : it->second;
+}
+
+template <class T>
+const typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) const {
+  const auto it = member_index_.find(member_id);
+  return it == member_index_.end() ? nullptr : it->second;
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::member_at(const std::string& member_id) {
+  MemberView* m = find_member(member_id);
+  if (m == nullptr) throw std::out_of_range("epoch group: no member " + member_id);
+  return *m;
+}
+
+template <class T>
+const typename EpochGroup<T>::Assignment* EpochGroup<T>::find_target(std::string_view member_id) const {
+  const auto it = target_index_.find(member_id);
+  return it == target_index_.end() ? nullptr : it->second;
+}
+
+template <class T>
+typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
+  const auto [it, inserted] = state_.members.insert_or_assign(m.member_id, std::move(m));
+  if (inserted) member_index_.emplace(it->first, &it->second);
+  return it->second;
+}
+
+namespace group_detail {
+// A member's entry out of one of state_'s maps and out of its index, the
+// index's first: its key views the node's.
+template <class Map, class Index>
+void erase_indexed(Map& map, Index& index, const std::string& member_id) {
+  const auto it = map.find(member_id);
+  if (it == map.end()) return;
+  index.erase(std::string_view(it->first));
+  map.erase(it);
+}
+}  // namespace group_detail
+
+template <class T>
+void EpochGroup<T>::erase_member(const std::string& member_id) {
+  group_detail::erase_indexed(state_.members, member_index_, member_id);
+}
+
+template <class T>
+typename EpochGroup<T>::Assignment& EpochGroup<T>::target_slot(const std::string& member_id) {
+  const auto [it, inserted] = state_.target.try_emplace(member_id);
+  if (inserted) target_index_.emplace(it->first, &it->second);
+  return it->second;
+}
+
+template <class T>
+void EpochGroup<T>::erase_target(const std::string& member_id) {
+  group_detail::erase_indexed(state_.target, target_index_, member_id);
+}
+
+template <class T>
+void EpochGroup<T>::reindex() {
+  member_index_.clear();
+  target_index_.clear();
+  for (auto& [id, m] : state_.members) member_index_.emplace(id, &m);
+  for (auto& [id, a] : state_.target) target_index_.emplace(id, &a);
+}
+
+template <class T>
 void EpochGroup<T>::emit(std::string kind, std::vector<TraceField> fields) {
   trace_.emit(kernel_.now(), "coordinator", std::move(kind), std::move(fields));
 }
 
 template <class T>
 Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_epoch) {
-  if (state_.members.count(member_id) == 0) return Error::UnknownMemberId;
+  if (find_member(member_id) == nullptr) return Error::UnknownMemberId;
   leave(member_id, member_epoch == kStaticLeaveEpoch);
   return Error::None;
 }
@@ -44,10 +114,7 @@ void EpochGroup<T>::count_holders(const Record<T>& r) {
     if (const auto* c = std::get_if<CurrentAssignmentRecord<T>>(&r)) {
       // Plain counts do not read the member: no lookup by id for them.
       const MemberView* member = nullptr;
-      if constexpr (!std::is_same_v<typename HolderIndexOf<T>::type, HolderCounts<T>>) {
-        const auto live = state_.members.find(c->member_id);
-        member = live == state_.members.end() ? nullptr : &live->second;
-      }
+      if constexpr (!std::is_same_v<typename HolderIndexOf<T>::type, HolderCounts<T>>) member = find_member(c->member_id);
       holders_.record(c->member_id, member, log_.current_of(c->member_id), &c->current);
     } else if (const auto* t = std::get_if<MemberTombstone>(&r)) {
       holders_.record(t->member_id, static_cast<const MemberView*>(nullptr), log_.current_of(t->member_id), nullptr);
@@ -99,18 +166,18 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::replace_static(MemberView& ol
   MemberView replacement = old;
   const std::string old_id = old.member_id;
   replacement.member_id = new_id;
-  state_.members.erase(old_id);
+  erase_member(old_id);
   timers_.erase(old_id);
   append(MemberTombstone{old_id});
-  MemberView& m = state_.members[new_id] = replacement;
+  MemberView& m = put_member(std::move(replacement));
   write_member(m);
   // The target moves to the new member id, in the log too, or a coordinator
   // that replays it loses that part of the target (Kafka writes the new
   // member's target assignment record with the replacement).
-  if (auto t = state_.target.find(old_id); t != state_.target.end()) {
-    state_.target[new_id] = t->second;
-    state_.target.erase(old_id);
-    append(TargetAssignmentRecord<T>{new_id, state_.target[new_id]});
+  if (const Assignment* old_target = find_target(old_id)) {
+    Assignment& target = target_slot(new_id) = *old_target;
+    erase_target(old_id);
+    append(TargetAssignmentRecord<T>{new_id, target});
   }
   emit("member-replaced", {{"member", m.client_id}, {"member-id", m.member_id}, {"old-member-id", old_id}});
   return m;
@@ -128,7 +195,7 @@ typename EpochGroup<T>::MemberView* EpochGroup<T>::join_member(const std::string
       return &m;
     }
   }
-  if (!requested_id.empty() && state_.members.count(requested_id) != 0) fence(requested_id, "rejoined with epoch 0");
+  if (!requested_id.empty() && find_member(requested_id) != nullptr) fence(requested_id, "rejoined with epoch 0");
   fresh.member_id = member_id_for(requested_id, client_id);
   MemberView& m = add_member(std::move(fresh));
   bump_group_epoch("member joined");
@@ -137,8 +204,7 @@ typename EpochGroup<T>::MemberView* EpochGroup<T>::join_member(const std::string
 
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::add_member(MemberView m) {
-  auto& slot = state_.members[m.member_id];
-  slot = std::move(m);
+  MemberView& slot = put_member(std::move(m));
   write_member(slot);
   emit("member-added", {{"member", slot.client_id}, {"member-id", slot.member_id}});
   return slot;
@@ -146,11 +212,11 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::add_member(MemberView m) {
 
 template <class T>
 void EpochGroup<T>::fence(const std::string& member_id, const std::string& reason) {
-  auto it = state_.members.find(member_id);
-  if (it == state_.members.end()) return;
-  emit("member-removed", {{"member", it->second.client_id}, {"member-id", member_id}, {"reason", reason}});
-  state_.members.erase(it);
-  state_.target.erase(member_id);
+  const MemberView* m = find_member(member_id);
+  if (m == nullptr) return;
+  emit("member-removed", {{"member", m->client_id}, {"member-id", member_id}, {"reason", reason}});
+  erase_member(member_id);
+  erase_target(member_id);
   timers_.erase(member_id);
   append(MemberTombstone{member_id});
   bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
@@ -159,7 +225,7 @@ void EpochGroup<T>::fence(const std::string& member_id, const std::string& reaso
 
 template <class T>
 void EpochGroup<T>::leave(const std::string& member_id, bool static_leave) {
-  MemberView& m = state_.members.at(member_id);
+  MemberView& m = member_at(member_id);
   if (static_leave && m.instance_id) {
     m.previous_epoch = m.epoch;
     m.epoch = kStaticLeaveEpoch;
@@ -182,7 +248,7 @@ bool EpochGroup<T>::epoch_valid(const MemberView& m, int epoch, const std::optio
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::advance(const std::string& member_id,
                                                          const std::optional<Owned>& owned) {
-  return advance(state_.members.at(member_id), owned);
+  return advance(member_at(member_id), owned);
 }
 
 // The member stays where it is: a target computes, reconciles and records,
@@ -211,14 +277,14 @@ void EpochGroup<T>::compute_target() {
   };
   for (auto& [member_id, target] : *targets) {
     if (target) {
-      auto& slot = state_.target[member_id];
+      Assignment& slot = target_slot(member_id);
       if (slot != *target) {
         slot = std::move(*target);
         write_target(member_id, slot);
         add_to_batch(log_.back());
       }
     }
-    members.push_back(state_.members.at(member_id).client_id);
+    members.push_back(member_at(member_id).client_id);
   }
   state_.target_epoch = state_.group_epoch;
   append(TargetEpochRecord{state_.target_epoch});
@@ -278,7 +344,7 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
     else return unreleased_anywhere(m, unit);
   };
   static const Assignment kNothing{};
-  const Assignment& target = target_delayed() ? kNothing : state_.target[m.member_id];
+  const Assignment& target = target_delayed() ? kNothing : target_slot(m.member_id);
   auto next = epoch::next_assignment<T>(current, target, effective_target_epoch(), owned, held);
   const bool changed = !(next == current);
   current = std::move(next);
@@ -305,8 +371,8 @@ bool EpochGroup<T>::unreleased_anywhere(const MemberView& asker, const auto& uni
 
 template <class T>
 void EpochGroup<T>::arm_session(const std::string& member_id) {
-  const auto it = state_.members.find(member_id);
-  arm_session(member_id, it != state_.members.end() ? session_timeout_of(it->second) : session_timeout_);
+  const MemberView* m = find_member(member_id);
+  arm_session(member_id, m != nullptr ? session_timeout_of(*m) : session_timeout_);
 }
 
 template <class T>
@@ -327,9 +393,8 @@ void EpochGroup<T>::arm_rebalance(const std::string& member_id, int epoch, Durat
   if (!t.rebalance) t.rebalance = std::make_unique<Timer>(kernel_);
   if (t.rebalance->armed()) return;
   t.rebalance->arm_in(timeout, [this, member_id, epoch] {
-    auto it = state_.members.find(member_id);
-    if (it == state_.members.end() || it->second.state != MemberState::UnrevokedPartitions || it->second.epoch != epoch)
-      return;
+    const MemberView* m = find_member(member_id);
+    if (m == nullptr || m->state != MemberState::UnrevokedPartitions || m->epoch != epoch) return;
     fence(member_id, "rebalance timeout expired");
     update_group_state();
   });
@@ -401,8 +466,8 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
     m.epoch = state_.target_epoch;
     m.previous_epoch = 0;
     m.state = MemberState::Stable;
-    state_.target[m.member_id] = m.assigned;
-    state_.members[m.member_id] = m;
+    target_slot(m.member_id) = m.assigned;
+    put_member(m);
     write_member(m);
     write_target(m.member_id, m.assigned);
     write_current(m);
@@ -422,6 +487,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
 template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
+  reindex();
   ++metadata_version_;
   log_.assign(log);
   if constexpr (kHolderIndex<T>) holders_.rebuild(log_, state_.members);

@@ -116,11 +116,10 @@ StreamsCoordinator::Found StreamsCoordinator::member_for(const HeartbeatRequest&
     MemberView* m = join_member(req.member_id, req.client_id, member_from(req));
     return {m, m != nullptr ? Error::None : Error::UnreleasedInstanceId};
   }
-  auto it = state_.members.find(req.member_id);
-  if (it == state_.members.end()) return {nullptr, Error::UnknownMemberId};
-  MemberView& m = it->second;
-  if (!epoch_valid(m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
-  return {&m, Error::None};
+  MemberView* m = find_member(req.member_id);
+  if (m == nullptr) return {nullptr, Error::UnknownMemberId};
+  if (!epoch_valid(*m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
+  return {m, Error::None};
 }
 
 StreamsCoordinator::MemberView StreamsCoordinator::member_from(const HeartbeatRequest& req) {
@@ -185,7 +184,7 @@ StreamsGroupSpec StreamsCoordinator::group_spec() const {
     s.rack_id = m.rack_id;
     s.process_id = m.process_id;
     s.client_tags = m.client_tags;
-    if (auto t = state_.target.find(id); t != state_.target.end()) s.current = t->second;
+    if (const Assignment* t = find_target(id)) s.current = *t;
   }
   return g;
 }
