@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <deque>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace rsim::metrics {
 
@@ -275,15 +277,22 @@ Summary SummaryFold::finish(const std::vector<std::string>& resources) {
     s.recoveries = std::move(processing.recoveries);
     s.lag = processing.lag;
   }
-  std::map<std::string, std::size_t> order;
-  for (std::size_t i = 0; i < resources.size(); ++i) order[resources[i]] = i;
+  // Each member's resources in declaration order (the unknown last, by
+  // name), each place looked up once, not at every comparison.
+  std::unordered_map<std::string_view, std::size_t> order;  // never iterated
+  order.reserve(resources.size());
+  for (std::size_t i = 0; i < resources.size(); ++i) order.insert_or_assign(resources[i], i);
   for (auto& [member, owned] : st.ownership.by_member()) {
-    std::vector<std::string> list(owned.begin(), owned.end());
-    std::sort(list.begin(), list.end(), [&](const std::string& a, const std::string& b) {
-      const auto ia = order.find(a), ib = order.find(b);
-      const std::size_t xa = ia == order.end() ? SIZE_MAX : ia->second, xb = ib == order.end() ? SIZE_MAX : ib->second;
-      return xa != xb ? xa < xb : a < b;
-    });
+    std::vector<std::pair<std::size_t, std::string>> placed;
+    placed.reserve(owned.size());
+    for (const auto& r : owned) {
+      const auto it = order.find(r);
+      placed.emplace_back(it == order.end() ? SIZE_MAX : it->second, r);
+    }
+    std::sort(placed.begin(), placed.end());
+    std::vector<std::string> list;
+    list.reserve(placed.size());
+    for (auto& [place, r] : placed) list.push_back(std::move(r));
     if (!list.empty()) s.final_assignment[member] = std::move(list);
   }
   return std::move(s);

@@ -20,11 +20,11 @@ const char* poll_deadline_key(const Scenario& s) {
 
 // The initial assignment's resources of `member`, by the names the loader
 // already checked.
-std::vector<protocols::TopicPartition> initially_assigned(const Scenario& s, const std::string& member) {
+std::vector<protocols::TopicPartition> initially_assigned(const Scenario& s, const ResourceIndex& index,
+                                                          const std::string& member) {
   std::vector<protocols::TopicPartition> out;
   auto it = s.initial_assignment->find(member);
   if (it == s.initial_assignment->end()) return out;
-  const ResourceIndex index(s);
   for (const auto& n : it->second) out.push_back(topic_partition(index, n));
   return out;
 }
@@ -86,11 +86,11 @@ cl::StrategySettings strategy_settings(const Scenario& s) {
   return settings;
 }
 
-cl::SeedMember classic_seed(const Scenario& s, const MemberSpec& spec, const cl::EmbeddedProtocol& strategy,
-                            const protocols::Assignor& assignor) {
+cl::SeedMember classic_seed(const Scenario& s, const ResourceIndex& index, const MemberSpec& spec,
+                            const cl::EmbeddedProtocol& strategy, const protocols::Assignor& assignor) {
   cl::SeedMember seed;
   seed.member_id = fmt::format("{}-0", spec.id);
-  seed.assignment.partitions = initially_assigned(s, spec.id);
+  seed.assignment.partitions = initially_assigned(s, index, spec.id);
   seed.join.client_id = spec.id;
   seed.join.instance_id = spec.instance_id;
   seed.join.session_timeout = config_millis(s, "session.timeout.ms");
@@ -100,14 +100,14 @@ cl::SeedMember classic_seed(const Scenario& s, const MemberSpec& spec, const cl:
   return seed;
 }
 
-protocols::consumer::MemberView consumer_seed(const Scenario& s, const MemberSpec& spec) {
+protocols::consumer::MemberView consumer_seed(const Scenario& s, const ResourceIndex& index, const MemberSpec& spec) {
   protocols::consumer::MemberView v;
   v.member_id = fmt::format("{}-0", spec.id);
   v.client_id = spec.id;
   v.instance_id = spec.instance_id;
   v.topics = resources_of(s, spec.subscribe);
   v.rebalance_timeout = config_millis(s, "max.poll.interval.ms");
-  for (const auto& tp : initially_assigned(s, spec.id)) v.assigned.insert(tp);
+  for (const auto& tp : initially_assigned(s, index, spec.id)) v.assigned.insert(tp);
   return v;
 }
 

@@ -9,6 +9,7 @@
 #include "protocols/classic/member.hpp"
 #include "protocols/consumer/coordinator.hpp"
 #include "protocols/group_host.hpp"
+#include "scenarios/resources.hpp"
 #include "scenarios/scenario.hpp"
 
 #include <string>
@@ -25,10 +26,11 @@ protocols::HostConfig host_config(const Scenario& s);
 protocols::classic::StrategySettings strategy_settings(const Scenario& s);
 
 // A member present at 0 s in a group that starts stable with the scenario's
-// initial assignment: classic at generation 1, KIP-848 at epoch 1.
-protocols::classic::SeedMember classic_seed(const Scenario& s, const MemberSpec& spec,
+// initial assignment: classic at generation 1, KIP-848 at epoch 1. `index`:
+// the scenario's, built once for all the members.
+protocols::classic::SeedMember classic_seed(const Scenario& s, const ResourceIndex& index, const MemberSpec& spec,
                                             const protocols::classic::EmbeddedProtocol& strategy,
                                             const protocols::Assignor& assignor);
-protocols::consumer::MemberView consumer_seed(const Scenario& s, const MemberSpec& spec);
+protocols::consumer::MemberView consumer_seed(const Scenario& s, const ResourceIndex& index, const MemberSpec& spec);
 
 }  // namespace rsim::scenario

@@ -103,7 +103,11 @@ class GroupRun {
 
   RunResult run(std::uint64_t seed, const std::string& assignor_name, const std::function<void(Time, Time)>& progress,
                 RunObserver* observer, bool keep_trace) {
-    for (const auto& m : s_.members) topics_.initial(resources_of(s_, m.subscribe));
+    const std::vector<std::string>* last = nullptr;  // members made by `count` subscribe alike: once each
+    for (const auto& m : s_.members) {
+      if (last == nullptr || *last != m.subscribe) topics_.initial(resources_of(s_, m.subscribe));
+      last = &m.subscribe;
+    }
     const Time horizon = time_at(s_.duration);
     if (observer) {  // told what the processes' creation emitted, then the run
       ResourceFilter is_resource = [](const std::string&) { return true; };
@@ -228,8 +232,9 @@ class GroupRun {
   // KIP-848: the group starts at epoch 1 with every member owning its part.
   void start_consumer_stable() {
     std::vector<protocols::consumer::MemberView> seeds;
+    const ResourceIndex index(s_);
     for (const auto& m : s_.members)
-      if (m.start == Duration{0}) seeds.push_back(consumer_seed(s_, m));
+      if (m.start == Duration{0}) seeds.push_back(consumer_seed(s_, index, m));
     auto& coordinator = host_.start_consumer();
     coordinator.continue_member_numbers(1);
     coordinator.seed_stable(seeds);
@@ -244,9 +249,10 @@ class GroupRun {
   // first is the leader and knows the assignment.
   void start_classic_stable() {
     std::vector<cl::SeedMember> seeds;
+    const ResourceIndex index(s_);
     for (const auto& m : s_.members)
       if (m.start == Duration{0}) {
-        seeds.push_back(classic_seed(s_, m, *embedded_, *assignor_));
+        seeds.push_back(classic_seed(s_, index, m, *embedded_, *assignor_));
         seeds.back().join.protocols = lists_.listed(m, std::string(assignor_->name()));
       }
     host_.start_classic().seed_stable(1, seeds);

@@ -446,6 +446,17 @@ TEST_CASE("an initial assignment gives out everything the present members run, a
   CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
                          "initial-assignment: {A: [T-0, T-2], B: [T-1, U-0]}\n") ==
         "5:46: member 'B' is given U-0 but does not subscribe to 'U'");
+  // Each member against its own subscription, whoever came before it (the
+  // loader builds a subscription's set once for members alike).
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T, U]}, {id: B, subscribe: [T]}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1, U-0]}\n") ==
+        "5:46: member 'B' is given U-0 but does not subscribe to 'U'");
+  CHECK(refusal(topics + "members: [{id: B, subscribe: [T]}, {id: A, subscribe: [T, U]}]\n"
+                         "initial-assignment: {B: [T-1], A: [T-0, T-2, U-0]}\n")
+            .empty());
+  CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}, {id: C, subscribe: [U]}]\n"
+                         "initial-assignment: {A: [T-0, T-2], B: [T-1], C: []}\n") ==
+        "5:21: initial-assignment leaves U-0 unassigned; a stable group owns every partition its members subscribe to");
   // The same partition written two ways is still one partition.
   CHECK(refusal(topics + "members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T]}]\n"
                          "initial-assignment: {A: [T-0, T-2, T-1], B: [T-+1]}\n")
