@@ -69,6 +69,7 @@ class GroupRun {
         consumer_(protocol == "consumer"),
         kip1071_(protocol == "streams"),
         topics_(s, kernel_, trace_),
+        snapshots_(topics_.metadata(), topics_.version()),
         streams_(!s.subtopologies.empty() ? std::make_unique<StreamsGroup>(s, topics_.metadata()) : nullptr),
         plugin_(plugin_session(exec)),
         assignor_(make_assignor(protocol, assignor, plugin_)),
@@ -199,7 +200,8 @@ class GroupRun {
     }
     if (!consumer_ && !kip1071_) {
       auto& m = make_process<cl::ClassicMember>(
-          cl::MemberContext{kernel_, network_, trace_, host_.classic_directory(), topics_.metadata(), *assignor_, *embedded_}, c);
+          cl::MemberContext{kernel_, network_, trace_, host_.classic_directory(), topics_.metadata(), *assignor_, *embedded_, &snapshots_},
+          c);
       classic_members_[spec.id] = &m;
       speaks = processes_.back().get();
     }
@@ -427,6 +429,7 @@ class GroupRun {
   bool consumer_;  // the KIP-848 protocol, else the classic family
   bool kip1071_;   // the streams protocol
   GroupTopics topics_;
+  cl::MetadataSnapshots snapshots_;  // what classic members see after a refresh, shared
   std::unique_ptr<StreamsGroup> streams_;  // a Streams application's topology and state; null otherwise
   std::shared_ptr<protocols::PluginSession> plugin_;  // the plug-in's process, if the run has one
   std::unique_ptr<protocols::Assignor> assignor_;

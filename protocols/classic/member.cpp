@@ -20,7 +20,11 @@ ClassicMember::ClassicMember(MemberContext ctx, MemberConfig config)
       ctx_(ctx),
       config_(std::move(config)),
       metadata_timer_(ctx_.kernel),
-      scheduled_rebalance_timer_(ctx_.kernel) {}
+      scheduled_rebalance_timer_(ctx_.kernel) {
+  static const auto kNoMetadata = std::make_shared<const Metadata>();  // before the first refresh
+  known_metadata_ = kNoMetadata;
+  assigned_metadata_ = kNoMetadata;
+}
 
 template <class Req, class Resp, class Handle>
 void ClassicMember::call(const char* what, Req req, void (ClassicEndpoint::*method)(Req, Reply<Resp>), Handle handle) {
@@ -110,7 +114,7 @@ void ClassicMember::start() {
   leader_state_ = protocol().new_leader_state();  // a new process remembers nothing
   last_completed_generation_ = -1;
   reset_process();
-  known_metadata_ = ctx_.cluster;
+  known_metadata_ = cluster_snapshot();
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   if (config_.assignors.empty()) emit("start");
   else emit("start", {{"assignors", protocol_names()}, {"rebalance-protocol", std::string(protocol().name())}});
@@ -126,7 +130,7 @@ void ClassicMember::start_stable(const std::string& member_id, const std::string
   member_id_ = member_id;
   leader_ = leader;
   generation_ = generation;
-  known_metadata_ = ctx_.cluster;
+  known_metadata_ = cluster_snapshot();
   assigned_metadata_ = known_metadata_;
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
   std::sort(owned.begin(), owned.end());
@@ -227,7 +231,7 @@ bool same_topics(const TopicNames& a, const TopicNames& b) {
 void ClassicMember::subscribe(std::vector<std::string> topics) {
   config_.topics = std::move(topics);  // a process that is down subscribes so when it starts
   if (phase_ == Phase::Down) return;
-  known_metadata_ = ctx_.cluster;
+  known_metadata_ = cluster_snapshot();
   emit("subscribe", {{"topics", config_.topics.list()}});
   request_rejoin("subscription changed");
 }
@@ -285,9 +289,21 @@ void ClassicMember::on_poll_timeout() {
 
 // ------------------------------------------------------------------ metadata, coordinator
 
+std::shared_ptr<const Metadata> MetadataSnapshots::current() const {
+  if (copy_ == nullptr || copied_at_ != version_) {
+    copy_ = std::make_shared<const Metadata>(cluster_);
+    copied_at_ = version_;
+  }
+  return copy_;
+}
+
+std::shared_ptr<const Metadata> ClassicMember::cluster_snapshot() const {
+  return ctx_.snapshots != nullptr ? ctx_.snapshots->current() : std::make_shared<const Metadata>(ctx_.cluster);
+}
+
 void ClassicMember::refresh_metadata() {
   metadata_timer_.arm_in(config_.metadata_max_age, [this] { refresh_metadata(); });
-  known_metadata_ = ctx_.cluster;
+  known_metadata_ = cluster_snapshot();
   // ConsumerCoordinator: the leader rejoins when the partition count of a
   // topic it assigned changed since it computed the assignment.
   if (phase_ != Phase::Stable || member_id_ != leader_) return;
@@ -297,9 +313,9 @@ void ClassicMember::refresh_metadata() {
 // A topic of the group's assignment whose partition count the member has
 // seen change since (ConsumerCoordinator's assignment snapshot).
 std::optional<std::string> ClassicMember::changed_topic() const {
-  for (const auto& [topic, count] : assigned_metadata_) {
-    auto it = known_metadata_.find(topic);
-    if (it != known_metadata_.end() && it->second != count) return topic;
+  for (const auto& [topic, count] : *assigned_metadata_) {
+    auto it = known_metadata_->find(topic);
+    if (it != known_metadata_->end() && it->second != count) return topic;
   }
   return std::nullopt;
 }
@@ -467,8 +483,8 @@ void ClassicMember::send_sync() {
     // The leader assigns from the metadata it has, and remembers it: a later
     // refresh that shows a different partition count triggers a rebalance.
     const LeaderView view{generation_, last_completed_generation_, ctx_.kernel.now(), member_id_};
-    req.assignments = protocol().assign(group_assignor(), known_metadata_, joined_members_, leader_state_.get(), view);
-    assigned_metadata_ = subscribed_metadata(known_metadata_, joined_members_);
+    req.assignments = protocol().assign(group_assignor(), *known_metadata_, joined_members_, leader_state_.get(), view);
+    assigned_metadata_ = std::make_shared<const Metadata>(subscribed_metadata(*known_metadata_, joined_members_));
   }
   joined_members_.clear();
   call("SyncGroup", std::move(req), &ClassicEndpoint::handle_sync,

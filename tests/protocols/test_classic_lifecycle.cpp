@@ -2,6 +2,7 @@
 // poll loop, max.poll.interval.ms, coordinator failover, metadata refresh.
 // Hand-computed with 1 ms latency, heartbeats every 3 s phase-locked at 0 s
 // by the initial assignment.
+#include "protocols/classic/member.hpp"
 #include "tests/protocols/run_helpers.hpp"
 
 #include <doctest/doctest.h>
@@ -260,6 +261,25 @@ events: [{at: 10s, add-partitions: {topic: T, count: 4}}]
   CHECK(x.m.downtime_by_resource.at("T-0") == Duration{6'000});
   CHECK(x.m.downtime_by_resource.at("T-1") == Duration{4'000});
   CHECK(x.m.downtime.total == Duration{40'022'000});
+}
+
+// Members see the cluster through refreshes; the runner hands them one
+// shared copy per change of it, and a change makes a new one while the
+// members that have not refreshed keep the old.
+TEST_CASE("metadata snapshots: one shared copy until the cluster changes") {
+  protocols::classic::Metadata cluster{{"T", 2}, {"U", 1}};
+  std::uint64_t version = 0;
+  const protocols::classic::MetadataSnapshots snapshots(cluster, version);
+  const auto first = snapshots.current();
+  CHECK(snapshots.current() == first);  // the same object, not an equal copy
+  CHECK(*first == cluster);
+  cluster["T"] = 4;
+  ++version;
+  const auto second = snapshots.current();
+  CHECK(second != first);
+  CHECK(second->at("T") == 4);
+  CHECK(first->at("T") == 2);
+  CHECK(snapshots.current() == second);
 }
 
 TEST_CASE("a subscription change rejoins with the new topics") {
