@@ -11,7 +11,7 @@ class EagerProtocol final : public EmbeddedProtocol {
   std::string_view name() const override { return "eager"; }
   // ConsumerCoordinator.onJoinPrepare, EAGER: revoke everything.
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
-                                                 const std::vector<std::string>&) const override {
+                                                 const TopicNames&) const override {
     return owned;
   }
   // An eager member owns nothing when the assignment arrives: all of it is new.

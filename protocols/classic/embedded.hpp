@@ -57,7 +57,7 @@ class EmbeddedProtocol {
 
   // onJoinPrepare: what the member gives up before it sends JoinGroup.
   virtual std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
-                                                         const std::vector<std::string>& topics) const = 0;
+                                                         const TopicNames& topics) const = 0;
   // The JoinGroup metadata. `owned` is what the member holds now;
   // `last_assignment` what it was last given, sent only where the assignor
   // keeps it in its user data.

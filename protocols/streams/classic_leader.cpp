@@ -106,7 +106,7 @@ class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
   // Eager: onPartitionsRevoked suspends every active task before the
   // rejoin; cooperative: nothing (a Streams app's subscription never changes).
   std::vector<TopicPartition> revoke_before_join(const std::vector<TopicPartition>& owned,
-                                                 const std::vector<std::string>&) const override {
+                                                 const TopicNames&) const override {
     return cooperative_ ? std::vector<TopicPartition>{} : owned;
   }
 

@@ -109,6 +109,13 @@ TEST_CASE("cooperative: before a rejoin, only partitions of topics no longer sub
   CHECK(p.revoke_before_join(owned, {"e", "b"}) == List{{"a", 0}, {"c", 2}, {"c", 3}, {"d", 0}});
   CHECK(p.revoke_before_join(owned, {}) == owned);
   CHECK(p.revoke_before_join({}, {"a"}).empty());
+  // The handles kept for one shared list answer only for that list.
+  const protocols::TopicNames ac{"a", "c"}, bd{"b", "d"}, ac_again{"a", "c"};
+  CHECK(p.revoke_before_join(owned, ac) == List{{"b", 1}, {"d", 0}});
+  CHECK(p.revoke_before_join(owned, ac) == List{{"b", 1}, {"d", 0}});
+  CHECK(p.revoke_before_join(owned, bd) == List{{"a", 0}, {"c", 2}, {"c", 3}});
+  CHECK(p.revoke_before_join(owned, ac_again) == List{{"b", 1}, {"d", 0}});
+  CHECK(p.revoke_before_join(owned, {}) == owned);
   // Partitions of few and of many topics, in and out of order, one topic in
   // two runs; the subscription out of name order.
   for (int topics : {3, 40}) {
