@@ -35,6 +35,8 @@ bool Topic::is_subtopology() const {
 
 std::uint32_t Topic::count() { return topic_names().size(); }
 
+std::strong_ordering Topic::compare_names(std::uint32_t a, std::uint32_t b) { return topic_names().compare(a, b); }
+
 std::string to_string(const TopicPartition& tp) {
   if (tp.topic.is_connector()) {
     const std::string& n = tp.topic.name();

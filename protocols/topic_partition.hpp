@@ -44,11 +44,12 @@ class Topic {
   // Dense handle, < count(); for tables indexed by topic within one call.
   std::uint32_t id() const { return id_; }
   static std::uint32_t count();
+  static std::strong_ordering compare_names(std::uint32_t a, std::uint32_t b);  // the names' order
 
   friend bool operator==(Topic a, Topic b) { return a.id_ == b.id_; }
   friend std::strong_ordering operator<=>(Topic a, Topic b) {
     if (a.id_ == b.id_) return std::strong_ordering::equal;
-    return a.name() <=> b.name();
+    return compare_names(a.id_, b.id_);
   }
   friend bool operator==(Topic a, const std::string& b) { return a.name() == b; }
   friend bool operator==(Topic a, const char* b) { return a.name() == b; }

@@ -1,5 +1,7 @@
 #include "sim/name.hpp"
 
+#include <algorithm>
+
 namespace rsim {
 
 NameTable::NameTable() : texts_{std::string()}, ids_{{texts_.front(), 0}} {}
@@ -10,6 +12,20 @@ std::uint32_t NameTable::intern(std::string_view text) {
   texts_.emplace_back(text);
   ids_.emplace(texts_.back(), id);
   return id;
+}
+
+std::strong_ordering NameTable::compare_unranked(std::uint32_t a, std::uint32_t b) const {
+  const auto n = static_cast<std::uint64_t>(texts_.size());
+  std::uint64_t cost = n;  // n log2 n
+  for (std::uint64_t m = n; m > 1; m >>= 1) cost += n;
+  if (++unranked_ <= cost) return texts_[a] <=> texts_[b];
+  std::vector<std::uint32_t> order(texts_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [this](std::uint32_t x, std::uint32_t y) { return texts_[x] < texts_[y]; });
+  ranks_.assign(order.size(), 0);
+  for (std::uint32_t r = 0; r < order.size(); ++r) ranks_[order[r]] = r;
+  unranked_ = 0;
+  return ranks_[a] <=> ranks_[b];
 }
 
 namespace {
@@ -26,6 +42,8 @@ Name::Name(std::string_view name) {
 const std::string& Name::str() const { return names().text(id_); }
 
 std::uint32_t Name::count() { return names().size(); }
+
+std::strong_ordering Name::compare(std::uint32_t a, std::uint32_t b) { return names().compare(a, b); }
 
 NameList::NameList(const std::vector<std::string>& names) {
   reserve(names.size());

@@ -25,6 +25,29 @@ TEST_CASE("a name is interned once; equality is by handle, order by text") {
   CHECK(v.front() == earlier);
 }
 
+// The table compares by rank once enough comparisons by text were made
+// since its last new text, and by text again after one comes.
+TEST_CASE("a name table orders its texts as std::string does, ranked or not") {
+  NameTable t;
+  std::vector<std::string> texts{"m", "b", "zz", "a", "c10", "c9", "b\x80", "B"};
+  std::vector<std::uint32_t> ids;
+  for (const auto& x : texts) ids.push_back(t.intern(x));
+  ids.push_back(0);
+  texts.push_back("");
+  auto check_all = [&] {
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      for (std::size_t j = 0; j < ids.size(); ++j) {
+        CAPTURE(texts[i]);
+        CAPTURE(texts[j]);
+        CHECK(t.compare(ids[i], ids[j]) == (texts[i] <=> texts[j]));
+      }
+  };
+  for (int round = 0; round < 4; ++round) check_all();  // past the cost of ranking: ranked
+  ids.push_back(t.intern("ba"));  // between "b" and "b\x80": the ranks are stale
+  texts.push_back("ba");
+  for (int round = 0; round < 4; ++round) check_all();
+}
+
 TEST_CASE("a trace list of strings holds their names, in the order given") {
   const TraceEvent ev{kTimeZero, "A", "assigned", {{"resources", std::vector<std::string>{"T-1", "T-0"}}}};
   const NameList* l = ev.list("resources");
