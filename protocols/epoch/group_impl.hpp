@@ -67,6 +67,7 @@ void EpochGroup<T>::erase_member(const std::string& member_id) {
 
 template <class T>
 typename EpochGroup<T>::Assignment& EpochGroup<T>::target_slot(const std::string& member_id) {
+  if (const auto known = target_index_.find(member_id); known != target_index_.end()) return *known->second;
   const auto [it, inserted] = state_.target.try_emplace(member_id);
   if (inserted) target_index_.emplace(it->first, &it->second);
   return it->second;
