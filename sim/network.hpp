@@ -18,7 +18,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -79,13 +78,21 @@ class Network {
   const NetworkStats& stats() const { return stats_; }
 
  private:
+  // A directed link (from << 32 | to) and its last arrival, for FIFO order.
+  struct LinkArrival {
+    std::uint64_t link;
+    Time last;
+  };
   struct Node {
     std::string name;
     bool alive = true;
     std::uint32_t incarnation = 0;
+    // The links this node is the higher-numbered end of, sorted by link.
+    std::vector<LinkArrival> arrivals;
   };
   static std::pair<NodeId, NodeId> link(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
   void lost(NodeId from, NodeId to, std::string_view what, const char* reason);
+  Time& last_arrival(NodeId from, NodeId to);
 
   Kernel& kernel_;
   Trace& trace_;
@@ -96,9 +103,6 @@ class Network {
   Rng rng_;
   std::vector<Node> nodes_;
   std::set<std::pair<NodeId, NodeId>> cuts_;
-  // Directed link (from << 32 | to) -> its last arrival. Looked up at every
-  // message and never iterated: a hash table, not a tree (issue 16).
-  std::unordered_map<std::uint64_t, Time> last_arrival_;
   NetworkStats stats_;
 };
 

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
 #include <vector>
 
 using namespace rsim;
@@ -120,5 +123,51 @@ TEST_CASE("bandwidth adds bytes / bandwidth to a message's latency, rounded up t
   CHECK(n.net.transfer_time(3 * 1024 * 1024) == Duration{3'000'000});
   n.net.set_bandwidth(0);
   CHECK(n.net.transfer_time(1 << 30) == Duration{0});
+}
+}
+
+TEST_SUITE("kernel") {
+TEST_CASE("each directed link keeps its own order, whichever of its ends was added first") {
+  Kernel kernel;
+  Trace trace;
+  Network net(kernel, trace, LatencyModel::exponential(5ms), 0.0, Rng::stream(3, "network"));
+  // The hub has members on both sides of its id: a link's order is kept
+  // with its higher-numbered end, so both ends must hold links.
+  std::vector<NodeId> members;
+  for (int i = 0; i < 10; ++i) members.push_back(net.add_node("m" + std::to_string(i)));
+  const NodeId hub = net.add_node("hub");
+  for (int i = 10; i < 20; ++i) members.push_back(net.add_node("m" + std::to_string(i)));
+  std::map<std::pair<NodeId, NodeId>, std::vector<int>> got;
+  for (int i = 0; i < 2000; ++i) {
+    const NodeId member = members[static_cast<std::size_t>(i * 7 % 20)];
+    const auto [from, to] = i % 3 == 0 ? std::pair{hub, member} : std::pair{member, hub};
+    kernel.schedule_at(time_at(Duration{i * 50}), [&, from, to, i] {
+      net.send(from, to, "m", [&got, from, to, i] { got[{from, to}].push_back(i); });
+    });
+  }
+  kernel.run();
+  REQUIRE(got.size() == 40);
+  for (const auto& [link, order] : got) CHECK(std::is_sorted(order.begin(), order.end()));
+}
+
+TEST_CASE("a slow message holds back only its own directed link") {
+  Kernel kernel;
+  Trace trace;
+  Network net(kernel, trace, LatencyModel::fixed(1ms), 0.0, Rng::stream(1, "network"));
+  const NodeId x = net.add_node("x"), hub = net.add_node("hub"), y = net.add_node("y");
+  net.set_bandwidth(1024 * 1024);
+  std::map<std::string, Time> got;
+  auto at_arrival = [&](std::string what) { return [&got, &kernel, what] { got[what] = kernel.now(); }; };
+  net.send(hub, x, "1MB", at_arrival("hub->x"), 1024 * 1024);
+  net.send(x, hub, "empty", at_arrival("x->hub"));
+  net.send(hub, y, "empty", at_arrival("hub->y"));
+  net.send(y, hub, "empty", at_arrival("y->hub"));
+  net.send(hub, x, "empty", at_arrival("hub->x behind"));
+  kernel.run();
+  CHECK(got["hub->x"] == time_at(1s + 1ms));
+  CHECK(got["hub->x behind"] == time_at(1s + 1ms));
+  CHECK(got["x->hub"] == time_at(1ms));
+  CHECK(got["hub->y"] == time_at(1ms));
+  CHECK(got["y->hub"] == time_at(1ms));
 }
 }
