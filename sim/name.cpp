@@ -52,4 +52,8 @@ NameList::NameList(const std::vector<std::string>& names) {
 
 std::vector<std::string> NameList::strings() const { return {begin(), end()}; }
 
+void NameList::sort_by_text() {
+  std::sort(begin(), end(), [](Name a, Name b) { return a.str() < b.str(); });
+}
+
 }  // namespace rsim

@@ -143,6 +143,7 @@ class EpochGroup {
   const MemberView* find_member(std::string_view member_id) const;
   const Assignment* find_target(std::string_view member_id) const;
   MemberView& member_at(const std::string& member_id);  // std::out_of_range when absent, as map::at
+  Name client_name(const std::string& member_id) const;  // its client id, interned; std::out_of_range when absent
   // Whether the metadata the group epoch recorded differs from the
   // cluster's, as `differs` (a function of the two) finds: asked again only
   // once the recorded metadata was set or the cluster's count moved since
@@ -206,7 +207,14 @@ class EpochGroup {
   typename HolderIndexOf<T>::type holders_;
   // state_'s members and targets by id; the keys are views of the maps'
   // own keys, so an entry lives exactly as long as its node.
-  std::unordered_map<std::string_view, MemberView*> member_index_;
+  // A member's entry also holds its client id interned: each new target
+  // names every member in the trace, and interning 10,000 ids there was a
+  // tenth of a large consumer group's run (issue 16).
+  struct IndexedMember {
+    MemberView* member;
+    Name client;
+  };
+  std::unordered_map<std::string_view, IndexedMember> member_index_;
   std::unordered_map<std::string_view, Assignment*> target_index_;
 };
 

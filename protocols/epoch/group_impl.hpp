@@ -19,13 +19,13 @@ EpochGroup<T>::EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout
 template <class T>
 typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) {
   const auto it = member_index_.find(member_id);
-  return it == member_index_.end() ? nullptr : it->second;
+  return it == member_index_.end() ? nullptr : it->second.member;
 }
 
 template <class T>
 const typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) const {
   const auto it = member_index_.find(member_id);
-  return it == member_index_.end() ? nullptr : it->second;
+  return it == member_index_.end() ? nullptr : it->second.member;
 }
 
 template <class T>
@@ -33,6 +33,13 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::member_at(const std::string& 
   MemberView* m = find_member(member_id);
   if (m == nullptr) throw std::out_of_range("epoch group: no member " + member_id);
   return *m;
+}
+
+template <class T>
+Name EpochGroup<T>::client_name(const std::string& member_id) const {
+  const auto it = member_index_.find(member_id);
+  if (it == member_index_.end()) throw std::out_of_range("epoch group: no member " + member_id);
+  return it->second.client;
 }
 
 template <class T>
@@ -44,7 +51,9 @@ const typename EpochGroup<T>::Assignment* EpochGroup<T>::find_target(std::string
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   const auto [it, inserted] = state_.members.insert_or_assign(m.member_id, std::move(m));
-  if (inserted) member_index_.emplace(it->first, &it->second);
+  IndexedMember& entry = member_index_[it->first];
+  if (inserted || entry.member != &it->second || entry.client != it->second.client_id)
+    entry = {&it->second, Name(it->second.client_id)};
   return it->second;
 }
 
@@ -82,7 +91,7 @@ template <class T>
 void EpochGroup<T>::reindex() {
   member_index_.clear();
   target_index_.clear();
-  for (auto& [id, m] : state_.members) member_index_.emplace(id, &m);
+  for (auto& [id, m] : state_.members) member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});
   for (auto& [id, a] : state_.target) target_index_.emplace(id, &a);
 }
 
@@ -271,7 +280,7 @@ void EpochGroup<T>::compute_target() {
   if (state_.group_epoch <= state_.target_epoch || target_delayed()) return;
   std::optional<Targets> targets = assign();
   if (!targets) return;
-  std::vector<std::string> members;
+  NameList members;
   std::vector<CoordinatorRecord> batch;  // the design's one batch: changed members' targets, then the epoch
   auto add_to_batch = [&](const Record<T>& r) {
     for (auto& k : coordinator_records(r, false)) batch.push_back(std::move(k));
@@ -285,12 +294,12 @@ void EpochGroup<T>::compute_target() {
         add_to_batch(log_.back());
       }
     }
-    members.push_back(member_at(member_id).client_id);
+    members.push_back(client_name(member_id));
   }
   state_.target_epoch = state_.group_epoch;
   append(TargetEpochRecord{state_.target_epoch});
   add_to_batch(log_.back());
-  std::sort(members.begin(), members.end());
+  members.sort_by_text();
   const std::size_t bytes = batch_bytes(batch);
   emit("generation", {{"generation", state_.target_epoch},
                       {"members", members},
@@ -478,9 +487,9 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
   ++metadata_version_;
   append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
   append(TargetEpochRecord{state_.target_epoch});
-  std::vector<std::string> names;
-  for (const auto& [id, m] : state_.members) names.push_back(m.client_id);
-  std::sort(names.begin(), names.end());
+  NameList names;
+  for (const auto& [id, m] : state_.members) names.push_back(client_name(id));
+  names.sort_by_text();
   if (announce) emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
   update_group_state();
 }

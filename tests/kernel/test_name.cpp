@@ -55,4 +55,12 @@ TEST_CASE("a trace list of strings holds their names, in the order given") {
   CHECK(l->strings() == std::vector<std::string>{"T-1", "T-0"});
   CHECK(fmt::format("{}", fmt::join(*l, ",")) == "T-1,T-0");
 }
+
+TEST_CASE("a name list sorts by its texts, not by when they were first seen") {
+  NameList l{Name("sort-by-text c10"), Name("sort-by-text B"), Name("sort-by-text c9"), Name("sort-by-text b"),
+             Name("sort-by-text b"), Name()};
+  l.sort_by_text();
+  CHECK(l.strings() == std::vector<std::string>{"", "sort-by-text B", "sort-by-text b", "sort-by-text b",
+                                                "sort-by-text c10", "sort-by-text c9"});
+}
 }

@@ -268,6 +268,19 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
   again.replay(c.log());
   CHECK(again.state() == c.state());
   CHECK(again.state().members.count(cc.member_id) == 0);
+  // The replayed coordinator knows its members' client ids by member id
+  // too: the next target names them (its index is rebuilt with the group).
+  HeartbeatRequest join;
+  join.member_epoch = 0;
+  join.client_id = "D";
+  join.topics = {"T"};
+  join.rebalance_timeout = std::chrono::seconds(300);
+  again.handle_heartbeat(join, [](HeartbeatResponse) {});
+  const NameList* named = nullptr;
+  for (const TraceEvent& ev : trace.events())
+    if (ev.kind == "generation") named = ev.list("members");
+  REQUIRE(named != nullptr);
+  CHECK(named->strings() == std::vector<std::string>{"A", "B", "D"});
 }
 
 // Members subscribing alike share one interned list (a group on 1,000
