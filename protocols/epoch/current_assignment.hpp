@@ -74,6 +74,19 @@ bool owns_any(const std::optional<typename T::Owned>& owned, const typename T::A
   return !owned || T::owns_any(*owned, revoking);
 }
 
+// next_assignment's answer when the target is what the member has: all kept,
+// at the target epoch, Stable; taken in place. Whether anything changed.
+template <class A>
+bool settle_at(CurrentAssignment<A>& current, int target_epoch) {
+  const bool changed = current.epoch != target_epoch || current.previous_epoch != current.epoch ||
+                       current.state != MemberState::Stable || !(current.revoking == A{});
+  current.previous_epoch = current.epoch;
+  current.epoch = target_epoch;
+  current.state = MemberState::Stable;
+  current.revoking = A{};
+  return changed;
+}
+
 // The member's next current assignment towards `target` at `target_epoch`:
 // it revokes first (UNREVOKED, epoch unchanged) while it still owns what it
 // must give up; otherwise it moves to the target epoch with what is free
@@ -89,10 +102,8 @@ CurrentAssignment<typename T::Assignment> next_assignment(const CurrentAssignmen
   if (current.assigned == target) {
     // The step's answer without taking it: all kept, nothing to revoke or
     // add (at a new epoch most members' targets did not change, issue 16).
-    next.previous_epoch = current.epoch;
-    next.epoch = target_epoch;
-    next.assigned = current.assigned;
-    next.state = MemberState::Stable;
+    next = current;
+    settle_at(next, target_epoch);
     return next;
   }
   auto step = T::step(current.assigned, target, held_elsewhere);

@@ -355,6 +355,12 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   };
   static const Assignment kNothing{};
   const Assignment& target = target_delayed() ? kNothing : target_slot(m.member_id);
+  if (current.assigned == target) {
+    // Most members at a new epoch: the step's answer is their own
+    // assignment, moved in place instead of copied and compared (issue 16).
+    if (epoch::settle_at(current, effective_target_epoch())) write_current(m);
+    return;
+  }
   auto next = epoch::next_assignment<T>(current, target, effective_target_epoch(), owned, held);
   const bool changed = !(next == current);
   current = std::move(next);
