@@ -35,7 +35,9 @@ Network::Network(Kernel& kernel, Trace& trace, LatencyModel latency, double drop
 }
 
 NodeId Network::add_node(std::string name) {
-  nodes_.push_back(Node{std::move(name)});
+  Node node;
+  node.name = std::move(name);
+  nodes_.push_back(std::move(node));
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
