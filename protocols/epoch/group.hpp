@@ -143,7 +143,6 @@ class EpochGroup {
   const MemberView* find_member(std::string_view member_id) const;
   const Assignment* find_target(std::string_view member_id) const;
   MemberView& member_at(const std::string& member_id);  // std::out_of_range when absent, as map::at
-  Name client_name(const std::string& member_id) const;  // its client id, interned; std::out_of_range when absent
   // Whether the metadata the group epoch recorded differs from the
   // cluster's, as `differs` (a function of the two) finds: asked again only
   // once the recorded metadata was set or the cluster's count moved since
@@ -215,6 +214,14 @@ class EpochGroup {
     Name client;
   };
   std::unordered_map<std::string_view, IndexedMember> member_index_;
+  // Every member's client id, sorted by text, a name once per member
+  // holding it: each new target names the group's members in that order,
+  // and sorting 10,000 names there was a twentieth of a large consumer
+  // group's run (issue 16). Kept in step by put_member, erase_member and
+  // reindex.
+  NameList client_names_;
+  void add_client_name(Name client);
+  void drop_client_name(Name client);
   std::unordered_map<std::string_view, Assignment*> target_index_;
 };
 

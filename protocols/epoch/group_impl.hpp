@@ -36,13 +36,6 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::member_at(const std::string& 
 }
 
 template <class T>
-Name EpochGroup<T>::client_name(const std::string& member_id) const {
-  const auto it = member_index_.find(member_id);
-  if (it == member_index_.end()) throw std::out_of_range("epoch group: no member " + member_id);
-  return it->second.client;
-}
-
-template <class T>
 const typename EpochGroup<T>::Assignment* EpochGroup<T>::find_target(std::string_view member_id) const {
   const auto it = target_index_.find(member_id);
   return it == target_index_.end() ? nullptr : it->second;
@@ -52,9 +45,30 @@ template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   const auto [it, inserted] = state_.members.insert_or_assign(m.member_id, std::move(m));
   IndexedMember& entry = member_index_[it->first];
-  if (inserted || entry.member != &it->second || entry.client != it->second.client_id)
-    entry = {&it->second, Name(it->second.client_id)};
+  if (inserted || entry.member != &it->second || entry.client != it->second.client_id) {
+    const Name client(it->second.client_id);
+    if (entry.member != nullptr) drop_client_name(entry.client);  // replaced: its old client id goes
+    add_client_name(client);
+    entry = {&it->second, client};
+  }
   return it->second;
+}
+
+namespace group_detail {
+inline bool text_before(Name a, Name b) { return a.str() < b.str(); }
+}  // namespace group_detail
+
+template <class T>
+void EpochGroup<T>::add_client_name(Name client) {
+  client_names_.insert(std::upper_bound(client_names_.begin(), client_names_.end(), client, group_detail::text_before),
+                       client);
+}
+
+template <class T>
+void EpochGroup<T>::drop_client_name(Name client) {
+  const auto at = std::lower_bound(client_names_.begin(), client_names_.end(), client, group_detail::text_before);
+  if (at == client_names_.end() || *at != client) throw std::logic_error("epoch group: client " + client.str() + " not listed");
+  client_names_.erase(at);
 }
 
 namespace group_detail {
@@ -71,6 +85,7 @@ void erase_indexed(Map& map, Index& index, const std::string& member_id) {
 
 template <class T>
 void EpochGroup<T>::erase_member(const std::string& member_id) {
+  if (const auto it = member_index_.find(member_id); it != member_index_.end()) drop_client_name(it->second.client);
   group_detail::erase_indexed(state_.members, member_index_, member_id);
 }
 
@@ -91,7 +106,12 @@ template <class T>
 void EpochGroup<T>::reindex() {
   member_index_.clear();
   target_index_.clear();
-  for (auto& [id, m] : state_.members) member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});
+  client_names_.clear();
+  for (auto& [id, m] : state_.members) {
+    member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});
+    client_names_.emplace_back(m.client_id);
+  }
+  client_names_.sort_by_text();
   for (auto& [id, a] : state_.target) target_index_.emplace(id, &a);
 }
 
@@ -280,7 +300,8 @@ void EpochGroup<T>::compute_target() {
   if (state_.group_epoch <= state_.target_epoch || target_delayed()) return;
   std::optional<Targets> targets = assign();
   if (!targets) return;
-  NameList members;
+  // assign() answers for every member: the event names the group's members.
+  if (targets->size() != state_.members.size()) throw std::logic_error("epoch group: a target for each member expected");
   std::vector<CoordinatorRecord> batch;  // the design's one batch: changed members' targets, then the epoch
   auto add_to_batch = [&](const Record<T>& r) {
     for (auto& k : coordinator_records(r, false)) batch.push_back(std::move(k));
@@ -294,12 +315,11 @@ void EpochGroup<T>::compute_target() {
         add_to_batch(log_.back());
       }
     }
-    members.push_back(client_name(member_id));
   }
   state_.target_epoch = state_.group_epoch;
   append(TargetEpochRecord{state_.target_epoch});
   add_to_batch(log_.back());
-  members.sort_by_text();
+  const NameList& members = client_names_;
   const std::size_t bytes = batch_bytes(batch);
   emit("generation", {{"generation", state_.target_epoch},
                       {"members", members},
@@ -493,10 +513,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
   ++metadata_version_;
   append(GroupEpochRecord<T>{state_.group_epoch, state_.subscribed_metadata});
   append(TargetEpochRecord{state_.target_epoch});
-  NameList names;
-  for (const auto& [id, m] : state_.members) names.push_back(client_name(id));
-  names.sort_by_text();
-  if (announce) emit("generation", {{"generation", state_.target_epoch}, {"members", names}});
+  if (announce) emit("generation", {{"generation", state_.target_epoch}, {"members", client_names_}});
   update_group_state();
 }
 
