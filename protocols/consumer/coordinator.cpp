@@ -175,8 +175,9 @@ ConsumerCoordinator::in_iteration_order() const {
   hashes.reserve(state_.members.size());
   auto target = state_.target.begin();
   for (const auto& [id, m] : state_.members) {
-    while (target != state_.target.end() && target->first < id) ++target;
-    const bool has_target = target != state_.target.end() && target->first == id;
+    int order = 1;  // of the target's id against the member's: one comparison a step
+    while (target != state_.target.end() && (order = target->first.compare(id)) < 0) ++target;
+    const bool has_target = target != state_.target.end() && order == 0;
     by_id.emplace_back(&m, has_target ? &target->second : nullptr);
     hashes.push_back(java::string_hash(id));
   }
@@ -266,16 +267,16 @@ GroupSpec ConsumerCoordinator::spec() {
 
 std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
   Targets targets;
-  targets.reserve(state_.members.size());
   try {
     if (const auto* server = dynamic_cast<const ServerAssignor*>(&assignor_)) {
       const auto spec = this->spec();
       const auto a = server->assign(spec);
       for (std::size_t i = 0; i < spec.members.size(); ++i) {
         // The list it was given, handed back: its target stays (most
-        // members' at a new epoch; no copy, no comparison).
+        // members' at a new epoch; not listed: no copy of the id, no
+        // comparison).
         const bool kept = a[i] != nullptr && a[i] == spec.members[i].assignment;
-        targets.emplace_back(spec.members[i].member_id, kept ? std::nullopt : std::optional(as_assignment(*a[i])));
+        if (!kept) targets.emplace_back(spec.members[i].member_id, as_assignment(*a[i]));
       }
       return targets;
     }

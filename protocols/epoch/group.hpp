@@ -41,7 +41,7 @@ class EpochGroup {
   using Owned = typename T::Owned;
   using MemberView = Member<T>;
   // A new target, member by member in the order the assignor took them;
-  // unset: the member's target stays as it is.
+  // unset, or the member not listed: its target stays as it is.
   using Targets = std::vector<std::pair<std::string, std::optional<Assignment>>>;
 
   EpochGroup(const EpochGroup&) = delete;
@@ -216,9 +216,9 @@ class EpochGroup {
   std::unordered_map<std::string_view, IndexedMember> member_index_;
   // Every member's client id, sorted by text, a name once per member
   // holding it: each new target names the group's members in that order,
-  // and sorting 10,000 names there was a twentieth of a large consumer
-  // group's run (issue 16). Kept in step by put_member, erase_member and
-  // reindex.
+  // and sorting 10,000 names there was an eighth of a large consumer
+  // group's rolling bounce (issue 16). Kept in step by put_member,
+  // erase_member and reindex.
   NameList client_names_;
   void add_client_name(Name client);
   void drop_client_name(Name client);
