@@ -281,6 +281,16 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
     if (ev.kind == "generation") named = ev.list("members");
   REQUIRE(named != nullptr);
   CHECK(named->strings() == std::vector<std::string>{"A", "B", "D"});
+  // The group's members are named in text order as they come and go: C
+  // left the first coordinator, and a member whose client id sorts first
+  // joins it.
+  join.client_id = "0";
+  c.handle_heartbeat(join, [](HeartbeatResponse) {});
+  named = nullptr;
+  for (const TraceEvent& ev : trace.events())
+    if (ev.kind == "generation") named = ev.list("members");
+  REQUIRE(named != nullptr);
+  CHECK(named->strings() == std::vector<std::string>{"0", "A", "B"});
 }
 
 // Members subscribing alike share one interned list (a group on 1,000
