@@ -42,7 +42,8 @@ std::string describe(const Violation& v) {
   return fmt::format("{} at {} ({})", v.what, format_time(v.at), fmt::join(v.members, ", "));
 }
 
-namespace {
+// Named, not anonymous: SummaryFold::State, declared in the header, holds one.
+namespace summary_detail {
 
 // The default window start: the first moment at which the coordinator's
 // group is Stable and every resource has exactly one owner that is ready.
@@ -144,7 +145,7 @@ class StableWatch {
   std::optional<Time> first_;
 };
 
-}  // namespace
+}  // namespace summary_detail
 
 std::optional<LoadRates> load_rates(const scenario::Scenario& s) {
   if (!s.load) return std::nullopt;
@@ -218,7 +219,7 @@ struct SummaryFold::State {
   Summary s;
   Ownership ownership;
   InvariantChecker invariants;
-  std::optional<StableWatch> watch;
+  std::optional<summary_detail::StableWatch> watch;
   std::unique_ptr<ProcessingFold> processing;
   std::vector<TraceEvent> waiting;  // events of the latest instant, before the window is known
 };

@@ -8,6 +8,7 @@
 #include "scenarios/runner.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/timeline.hpp"
+#include "tests/paths.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -19,7 +20,6 @@ using namespace rsim;
 using namespace rsim::protocols;
 
 namespace {
-const std::string kSource = RSIM_SOURCE_DIR;
 const std::string kRange = kSource + "/tools/examples/range_assignor.py";
 const std::string kBad = kSource + "/tests/plugins/bad_assignor.py";
 

@@ -9,6 +9,7 @@
 #include "scenarios/snapshot.hpp"
 #include "tools/report/baseline.hpp"
 #include "tools/report/timeline.hpp"
+#include "tests/paths.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,7 +21,6 @@ using namespace rsim::protocols;
 using namespace rsim::protocols::streams;
 
 namespace {
-const std::string kSource = RSIM_SOURCE_DIR;
 const std::string kStickyTasks = kSource + "/tools/examples/sticky_tasks.py";
 const std::string kRange = kSource + "/tools/examples/range_assignor.py";
 

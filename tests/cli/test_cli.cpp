@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/bundled.hpp"
+#include "tests/paths.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -21,8 +22,6 @@
 using namespace rsim;
 
 namespace {
-const std::string kSource = RSIM_SOURCE_DIR;
-const std::string kBinary = RSIM_BINARY;
 
 struct Result {
   int code = -1;

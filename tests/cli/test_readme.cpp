@@ -12,6 +12,8 @@
 // tools/ and docs/ are the sources' and whose build/ is the tested build, so
 // files an example writes (baseline.json, records.jsonl) stay out of the tree.
 
+#include "tests/paths.hpp"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -26,8 +28,6 @@
 
 namespace {
 namespace fs = std::filesystem;
-const std::string kSource = RSIM_SOURCE_DIR;
-const std::string kBinary = RSIM_BINARY;
 
 struct Example {
   int line = 0;  // of the command in README.md

@@ -3,6 +3,7 @@
 #include "scenarios/runner.hpp"
 #include "scenarios/text.hpp"
 #include "scenarios/values.hpp"
+#include "tests/paths.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -17,7 +18,6 @@ using namespace rsim::scenario;
 using namespace std::chrono_literals;
 
 namespace {
-const std::string kSource = RSIM_SOURCE_DIR;
 
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -47,7 +47,7 @@ swarm::CampaignOptions random_campaign(std::vector<std::string> protocols, std::
   return o;
 }
 
-std::string report(const swarm::CampaignOptions& o, const swarm::CampaignResult& r) {
+std::string campaign_report(const swarm::CampaignOptions& o, const swarm::CampaignResult& r) {
   std::ostringstream out;
   swarm::write_report(out, o, r);
   return out.str();
@@ -148,9 +148,9 @@ TEST_CASE("every protocol passes the swarm") {
 
 TEST_CASE("the swarm's report is the same whatever the number of jobs") {
   auto o = random_campaign({"cooperative", "consumer"}, 20, 1);
-  const std::string one = report(o, swarm::run_campaign(o));
+  const std::string one = campaign_report(o, swarm::run_campaign(o));
   o.isolation.jobs = 3;
-  CHECK(report(o, swarm::run_campaign(o)) == one);
+  CHECK(campaign_report(o, swarm::run_campaign(o)) == one);
 }
 
 TEST_CASE("a crash or a hang in a run is a result of its own") {

@@ -2,6 +2,8 @@
 // source directory, with stdout and stderr kept apart.
 #pragma once
 
+#include "tests/paths.hpp"
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -15,8 +17,8 @@
 
 namespace rsim::sweep_test {
 
-inline const std::string kSource = RSIM_SOURCE_DIR;
-inline const std::string kBinary = RSIM_BINARY;
+using ::kSource;
+using ::kBinary;
 
 struct Result {
   int code = -1;

@@ -5,6 +5,7 @@
 #include "protocols/streams/ha_task_movement.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/yaml_mark.hpp"
+#include "tools/vectors/streams_cases.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -25,12 +26,6 @@ using st::TaskSet;
 using ha::ProcessId;
 
 namespace {
-
-std::string show(const TaskSet& s) {
-  std::vector<std::string> names;
-  for (const auto& t : s) names.push_back(st::to_string(t));
-  return fmt::format("[{}]", fmt::join(names, ", "));
-}
 
 // What a case's expectations read, whichever stage produced it. `standby`
 // holds warm-ups too, as Kafka's ClientState.standbyTasks().
@@ -235,7 +230,7 @@ class HaCase {
 
   void exact(const YAML::Node& v, const std::map<ProcessId, TaskSet>& got, const char* role) {
     for (const auto& [id, want] : per_client<TaskSet>(v, [this](const YAML::Node& n) { return task_list(n, all_); }))
-      if (got.at(id) != want) differs(fmt::format("{} {}: {}, expected {}", id, role, show(got.at(id)), show(want)));
+      if (got.at(id) != want) differs(fmt::format("{} {}: {}, expected {}", id, role, show_tasks(got.at(id)), show_tasks(want)));
   }
   void exact_active(const YAML::Node& v) { exact(v, outcome_.active, "active"); }
   void exact_standby(const YAML::Node& v) { exact(v, outcome_.standby, "standby"); }

@@ -20,13 +20,13 @@ namespace st = protocols::streams;
 using st::TaskId;
 using st::TaskSet;
 
-namespace {
-
-std::string show(const TaskSet& s) {
+std::string show_tasks(const TaskSet& s) {
   std::vector<std::string> names;
   for (const auto& t : s) names.push_back(st::to_string(t));
   return fmt::format("[{}]", fmt::join(names, ", "));
 }
+
+namespace {
 
 std::vector<int> numbers(const std::string& list) {
   std::vector<int> out;
@@ -198,14 +198,14 @@ class StreamsCase {
     if (std::regex_match(clause, m, each)) {
       if (m[1].matched && g.members.size() != std::stoul(m[1])) differs(fmt::format("'{}': the group has {} members", clause, g.members.size()));
       for (const auto& [id, t] : a)
-        if (t.active.size() != std::stoul(m[2])) differs(fmt::format("{} has {} active tasks: {}", id, t.active.size(), show(t.active)));
+        if (t.active.size() != std::stoul(m[2])) differs(fmt::format("{} has {} active tasks: {}", id, t.active.size(), show_tasks(t.active)));
     } else if (std::regex_match(clause, m, union_is)) {
       const auto want = task_sets(m[1]);
       if (!want) return false;
-      if (actives(a) != *want) differs(fmt::format("union of actives {} != {}", show(actives(a)), show(*want)));
+      if (actives(a) != *want) differs(fmt::format("union of actives {} != {}", show_tasks(actives(a)), show_tasks(*want)));
     } else if (std::regex_match(clause, m, covers)) {
       if (actives(a) != all_tasks() || active_count(a) != std::stoul(m[1]))
-        differs(fmt::format("'{}': {} active assignments over {}", clause, active_count(a), show(actives(a))));
+        differs(fmt::format("'{}': {} active assignments over {}", clause, active_count(a), show_tasks(actives(a))));
     } else if (std::regex_match(clause, m, total)) {
       if (active_count(a) != std::stoul(m[1])) differs(fmt::format("'{}': {} active tasks in all", clause, active_count(a)));
     } else if (std::regex_match(clause, m, keeps_one)) {
@@ -214,7 +214,7 @@ class StreamsCase {
       TaskSet both;
       for (const auto& t : of(a, m[1]).active)
         if (set->count(t)) both.insert(t);
-      if (both.size() != 1) differs(fmt::format("{} keeps {} of {}", std::string(m[1]), show(both), show(*set)));
+      if (both.size() != 1) differs(fmt::format("{} keeps {} of {}", std::string(m[1]), show_tasks(both), show_tasks(*set)));
       kept = both;
     } else if (std::regex_match(clause, m, other)) {
       const auto set = partitions(m[2]);
@@ -223,11 +223,11 @@ class StreamsCase {
       std::set_difference(set->begin(), set->end(), kept->begin(), kept->end(), std::inserter(rest, rest.end()));
       const auto& have = of(a, m[1]).active;
       if (!std::includes(have.begin(), have.end(), rest.begin(), rest.end()))
-        differs(fmt::format("{} has {}, not the other of {}: {}", std::string(m[1]), show(have), show(*set), show(rest)));
+        differs(fmt::format("{} has {}, not the other of {}: {}", std::string(m[1]), show_tasks(have), show_tasks(*set), show_tasks(rest)));
     } else if (std::regex_match(clause, m, keeps)) {
       const auto t = task_of(std::stoi(m[2]));
       if (!t) return false;
-      if (of(a, m[1]).active.count(*t) == 0) differs(fmt::format("{} does not keep {}: {}", std::string(m[1]), st::to_string(*t), show(of(a, m[1]).active)));
+      if (of(a, m[1]).active.count(*t) == 0) differs(fmt::format("{} does not keep {}: {}", std::string(m[1]), st::to_string(*t), show_tasks(of(a, m[1]).active)));
       last_member = m[1];
     } else if (std::regex_match(clause, m, ends)) {
       const auto& who = g.members.count(m[1]) ? std::string(m[1]) : last_member;
@@ -284,7 +284,7 @@ class StreamsCase {
   // An exact role: {subtopology: [partitions]}, or "no entry" (none).
   void exact(const std::string& who, const std::string& role, const YAML::Node& want, const TaskSet& got) {
     const TaskSet w = want.IsScalar() && want.as<std::string>() == "no entry" ? TaskSet{} : tasks(want);
-    if (w != got) differs(fmt::format("{} {}: want {} got {}", who, role, show(w), show(got)));
+    if (w != got) differs(fmt::format("{} {}: want {} got {}", who, role, show_tasks(w), show_tasks(got)));
   }
 
   void assignment_active(const YAML::Node& v, const st::StreamsGroupAssignment& a) {

@@ -9,6 +9,7 @@
 // says that only the invariants covered it.
 #pragma once
 
+#include "protocols/streams/tasks.hpp"
 #include "tools/vectors/runner.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -16,6 +17,9 @@
 #include <string>
 
 namespace rsim::vectors {
+
+// "[0_0, 0_1]": a task set as the cases' messages print it.
+std::string show_tasks(const protocols::streams::TaskSet& s);
 
 class StreamsCases {
  public:
