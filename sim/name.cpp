@@ -52,8 +52,19 @@ NameList::NameList(const std::vector<std::string>& names) {
 
 std::vector<std::string> NameList::strings() const { return {begin(), end()}; }
 
-void NameList::sort_by_text() {
-  std::sort(begin(), end(), [](Name a, Name b) { return a.str() < b.str(); });
+namespace {
+bool text_order(Name a, Name b) { return a.str() < b.str(); }
+}  // namespace
+
+void NameList::sort_by_text() { std::sort(begin(), end(), text_order); }
+
+void NameList::insert_by_text(Name name) { insert(std::upper_bound(begin(), end(), name, text_order), name); }
+
+bool NameList::erase_by_text(Name name) {
+  const auto at = std::lower_bound(begin(), end(), name, text_order);
+  if (at == end() || *at != name) return false;
+  erase(at);
+  return true;
 }
 
 }  // namespace rsim

@@ -87,6 +87,11 @@ class NameList : public std::vector<Name> {
   // whole table, whose ranking costs far more than the comparisons it
   // saves there (issue 16).
   void sort_by_text();
+  // Kept sorted by text as names come and go (a group's members' client
+  // ids as members join and leave). A name may be listed more than once;
+  // erase_by_text takes one out, and says false if it was not listed.
+  void insert_by_text(Name name);
+  bool erase_by_text(Name name);
 };
 
 }  // namespace rsim

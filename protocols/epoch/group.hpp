@@ -220,7 +220,6 @@ class EpochGroup {
   // group's rolling bounce (issue 16). Kept in step by put_member,
   // erase_member and reindex.
   NameList client_names_;
-  void add_client_name(Name client);
   void drop_client_name(Name client);
   std::unordered_map<std::string_view, Assignment*> target_index_;
 };

@@ -48,27 +48,15 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   if (inserted || entry.member != &it->second || entry.client != it->second.client_id) {
     const Name client(it->second.client_id);
     if (entry.member != nullptr) drop_client_name(entry.client);  // replaced: its old client id goes
-    add_client_name(client);
+    client_names_.insert_by_text(client);
     entry = {&it->second, client};
   }
   return it->second;
 }
 
-namespace group_detail {
-inline bool text_before(Name a, Name b) { return a.str() < b.str(); }
-}  // namespace group_detail
-
-template <class T>
-void EpochGroup<T>::add_client_name(Name client) {
-  client_names_.insert(std::upper_bound(client_names_.begin(), client_names_.end(), client, group_detail::text_before),
-                       client);
-}
-
 template <class T>
 void EpochGroup<T>::drop_client_name(Name client) {
-  const auto at = std::lower_bound(client_names_.begin(), client_names_.end(), client, group_detail::text_before);
-  if (at == client_names_.end() || *at != client) throw std::logic_error("epoch group: client " + client.str() + " not listed");
-  client_names_.erase(at);
+  if (!client_names_.erase_by_text(client)) throw std::logic_error("epoch group: client " + client.str() + " not listed");
 }
 
 namespace group_detail {

@@ -63,4 +63,17 @@ TEST_CASE("a name list sorts by its texts, not by when they were first seen") {
   CHECK(l.strings() == std::vector<std::string>{"", "sort-by-text B", "sort-by-text b", "sort-by-text b",
                                                 "sort-by-text c10", "sort-by-text c9"});
 }
+
+TEST_CASE("a name list kept sorted by text takes names in and out at their places") {
+  NameList l;
+  // Interned in an order other than the texts': the handles' order must not leak in.
+  for (const char* t : {"kept z", "kept b", "kept a", "kept b", "kept c"}) l.insert_by_text(Name(t));
+  CHECK(l.strings() == std::vector<std::string>{"kept a", "kept b", "kept b", "kept c", "kept z"});
+  CHECK(l.erase_by_text(Name("kept b")));
+  CHECK(l.strings() == std::vector<std::string>{"kept a", "kept b", "kept c", "kept z"});
+  CHECK_FALSE(l.erase_by_text(Name("kept y")));  // not listed: "kept z", where it would be, stays
+  CHECK(l.erase_by_text(Name("kept z")));
+  CHECK_FALSE(l.erase_by_text(Name("kept z")));
+  CHECK(l.strings() == std::vector<std::string>{"kept a", "kept b", "kept c"});
+}
 }
