@@ -22,13 +22,28 @@ namespace rsim::protocols::epoch {
 template <class T>
 class CompactedLog {
  public:
+  using Current = CurrentAssignment<typename T::Assignment>;
+
   void append(Record<T> r) {
+    append(std::move(r), [](const Record<T>&, const Current*) {});
+  }
+
+  // Appends r, first telling `replacing(r, before)` the member's current
+  // assignment that a current-assignment record or a tombstone replaces
+  // (null: none): the lookup that finds the key's earlier record answers
+  // both (two lookups per record were a twentieth of a 10,000-member
+  // group's rolling bounce, issue 16). `replacing` must not read the log.
+  template <class Replacing>
+  void append(Record<T> r, Replacing&& replacing) {
     Key key = key_of(r);
-    if (std::holds_alternative<MemberTombstone>(r))
+    if (std::holds_alternative<MemberTombstone>(r)) {
+      replacing(std::as_const(r), current_of(key.second));
       for (std::size_t kind : {kMetadata, kTarget, kCurrent}) drop({kind, key.second});
+    }
     // One lookup: the key's earlier record (if any) is dropped and its entry
     // pointed at the new one.
     auto [it, fresh] = where_.try_emplace(std::move(key), slots_.size());
+    if (r.index() == kCurrent) replacing(std::as_const(r), fresh ? nullptr : &current_in(it->second));
     if (!fresh) {
       slots_[it->second].reset();
       it->second = slots_.size();
@@ -47,7 +62,7 @@ class CompactedLog {
   const CurrentAssignment<typename T::Assignment>* current_of(const std::string& member_id) const {
     const auto it = where_.find(Key{kCurrent, member_id});
     if (it == where_.end()) return nullptr;
-    return &std::get<CurrentAssignmentRecord<T>>(*slots_[it->second]).current;
+    return &current_in(it->second);
   }
 
   // Every member's latest current assignment, in write order.
@@ -93,6 +108,10 @@ class CompactedLog {
         r);
   }
 
+  const Current& current_in(std::size_t slot) const {
+    return std::get<CurrentAssignmentRecord<T>>(*slots_[slot]).current;
+  }
+
   void drop(const Key& key) {
     auto it = where_.find(key);
     if (it == where_.end()) return;
@@ -101,15 +120,19 @@ class CompactedLog {
     --live_;
   }
 
+  // In place: the vector keeps its capacity, so appends after a compaction
+  // do not grow it again (a fresh vector of exactly the live records grew
+  // twice per compaction, each time moving every record into newly mapped
+  // memory: 8 % of a 10,000-member group's rolling bounce, issue 16).
   void compact() {
-    std::vector<std::optional<Record<T>>> kept;
-    kept.reserve(live_);
+    std::size_t kept = 0;
     for (auto& s : slots_)
       if (s) {
-        where_[key_of(*s)] = kept.size();
-        kept.push_back(std::move(s));
+        where_[key_of(*s)] = kept;
+        if (&slots_[kept] != &s) slots_[kept] = std::move(s);
+        ++kept;
       }
-    slots_ = std::move(kept);
+    slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(kept), slots_.end());
   }
 
   std::vector<std::optional<Record<T>>> slots_;  // in write order; empty where a later record replaced it

@@ -177,7 +177,8 @@ class EpochGroup {
   void reconcile(MemberView& m, const std::optional<Owned>& owned);
   void next_assignment(MemberView& m, const std::optional<Owned>& owned);
   bool unreleased_anywhere(const MemberView& asker, const auto& unit) const;
-  void count_holders(const Record<T>& r);
+  using Current = CurrentAssignment<Assignment>;
+  void count_holders(const Record<T>& r, const Current* before);
   void arm_rebalance(const std::string& member_id, int epoch, Duration timeout);
   void cancel_rebalance(const std::string& member_id);
   bool converged() const;  // every member at the target epoch, Stable

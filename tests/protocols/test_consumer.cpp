@@ -9,6 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+#include <variant>
+
 using namespace rsim;
 using namespace std::chrono_literals;
 
@@ -620,5 +623,64 @@ TEST_CASE("consumer: the coordinator's compacted log replays as the whole log do
   protocols::epoch::CompactedLog<protocols::consumer::Partitions> c;
   c.append(log[0]);
   CHECK_FALSE(protocols::epoch::replay(c.records()) == protocols::epoch::replay(log));
+}
+
+// The coordinator counts holders from what append tells it: the member's
+// current assignment that a current-assignment record or a tombstone
+// replaces, through compactions (which move records in place), and nothing
+// for other records; current_of agrees after each write.
+TEST_CASE("consumer: the compacted log tells each write the current assignment it replaces") {
+  using Current = protocols::epoch::CurrentAssignment<protocols::consumer::Partitions::Assignment>;
+  std::uint64_t x = 0x9E3779B97F4A7C15ULL;  // xorshift64
+  auto next = [&x](std::uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x % n;
+  };
+  const std::vector<std::string> ids{"a", "b", "c"};
+  protocols::epoch::CompactedLog<protocols::consumer::Partitions> log;
+  std::map<std::string, Current> latest;  // the model: each member's current since its tombstone
+  int told = 0, tombstones_told = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string& id = ids[next(ids.size())];
+    protocols::consumer::Record r;
+    switch (next(4)) {
+      case 0: r = protocols::epoch::TargetAssignmentRecord<protocols::consumer::Partitions>{id, {}}; break;
+      case 1: r = protocols::epoch::TargetEpochRecord{i}; break;
+      case 2: {
+        Current c;
+        c.epoch = i;
+        c.assigned.insert(protocols::TopicPartition{protocols::Topic("T"), static_cast<int>(next(5))});
+        r = protocols::epoch::CurrentAssignmentRecord<protocols::consumer::Partitions>{id, c};
+        break;
+      }
+      default: r = protocols::epoch::MemberTombstone{id};
+    }
+    const bool current = std::holds_alternative<protocols::epoch::CurrentAssignmentRecord<protocols::consumer::Partitions>>(r);
+    const bool tombstone = std::holds_alternative<protocols::epoch::MemberTombstone>(r);
+    const auto was = latest.find(id);
+    int calls = 0;
+    log.append(r, [&](const protocols::consumer::Record& incoming, const Current* before) {
+      ++calls;
+      CHECK(incoming.index() == r.index());
+      CHECK((before != nullptr) == (was != latest.end()));
+      if (before != nullptr && was != latest.end()) CHECK(before->epoch == was->second.epoch);
+    });
+    CAPTURE(i);
+    CHECK(calls == (current || tombstone ? 1 : 0));
+    told += current ? calls : 0;
+    tombstones_told += tombstone ? calls : 0;
+    if (current) latest[id] = std::get<protocols::epoch::CurrentAssignmentRecord<protocols::consumer::Partitions>>(r).current;
+    if (tombstone) latest.erase(id);
+    for (const auto& m : ids) {
+      const Current* logged = log.current_of(m);
+      const auto it = latest.find(m);
+      REQUIRE((logged != nullptr) == (it != latest.end()));
+      if (logged != nullptr) CHECK(logged->epoch == it->second.epoch);
+    }
+  }
+  CHECK(told > 500);  // both kinds were told, many times over many compactions
+  CHECK(tombstones_told > 500);
 }
 }
