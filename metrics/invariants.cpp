@@ -42,24 +42,33 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
     if (const std::string* p = ev.text("rebalance-protocol")) member_protocol_[ev.actor] = *p;
     else member_protocol_.erase(ev.actor);
   }
-  auto own = member_protocol_.find(ev.actor);
-  const bool eager = own == member_protocol_.end() ? rules_.eager : own->second == "eager";
-  if (ev.kind == "join" && eager && ownership.holds_any(ev.actor))
+  if (ev.kind == "join" && eager_member(ev.actor) && ownership.holds_any(ev.actor))
     add({"eager-join", ev.at,
          fmt::format("eager member {} sent JoinGroup still owning {}", ev.actor, fmt::join(ownership.held_by(ev.actor), ",")),
          {ev.actor}});
-  check_member_epoch(ev);
+  const std::string* error = ev.text("error");
+  const bool answer = ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
+                      (ev.kind == "heartbeat" && error != nullptr && *error != "NONE");
+  // One lookup for the member's epoch and its answers.
+  Tracked* tracked = answer || ev.kind == "start" ? &tracked_[ev.actor] : nullptr;
+  if (tracked != nullptr) check_member_epoch(ev, *tracked);
   check_process_copies(ev);
   track_impairment(ev);
-  const std::string* error = ev.text("error");
-  if (ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
-      (ev.kind == "heartbeat" && error != nullptr && *error != "NONE")) {
-    History<Time>& answers = answers_[ev.actor];
+  if (answer) {
+    History<Time>& answers = tracked->answers;
     answers.items.push_back(ev.at);
     const Time oldest = oldest_needed(ev.actor);
     trim(answers, [oldest](Time t) { return t < oldest; });
     unanswered_.erase(ev.actor);  // an answer after a zombie's end puts its bound after that end
   }
+}
+
+// Under its own rebalance protocol, or the run's. Looked up only for a
+// JoinGroup: a tree of 10,000 member names searched at every event was a
+// visible part of a large group's run (issue 16).
+bool InvariantChecker::eager_member(const std::string& member) const {
+  const auto own = member_protocol_.find(member);
+  return own == member_protocol_.end() ? rules_.eager : own->second == "eager";
 }
 
 // Streams (KIP-1071): a process never holds two copies of one task (an
@@ -143,7 +152,7 @@ void InvariantChecker::check_generation(const TraceEvent& ev) {
   } else if (ev.kind == "converted") {
     if (ev.integer("new-group").value_or(0) != 0) {  // an empty group replaced: epochs start again
       last_formed_ = last_stable_ = 0;
-      member_epoch_.clear();
+      for (auto& [member, t] : tracked_) t.epoch.reset();  // order does not matter
     } else {
       last_formed_ = std::max(last_formed_, g);
     }
@@ -151,19 +160,17 @@ void InvariantChecker::check_generation(const TraceEvent& ev) {
 }
 
 // Within one process, a member is only ever given newer generations.
-void InvariantChecker::check_member_epoch(const TraceEvent& ev) {
+void InvariantChecker::check_member_epoch(const TraceEvent& ev, Tracked& t) {
   if (ev.kind == "start") {
-    member_epoch_.erase(ev.actor);
+    t.epoch.reset();
     return;
   }
   if (ev.kind != "assigned") return;
   const auto g = ev.integer("generation");
   if (!g) return;
-  auto [it, fresh] = member_epoch_.try_emplace(ev.actor, static_cast<int>(*g));  // no node made when known
-  if (fresh) return;
-  if (*g < it->second)
-    add({"member-epoch", ev.at, fmt::format("member {} assigned at epoch {} after epoch {}", ev.actor, *g, it->second), {ev.actor}});
-  it->second = std::max(it->second, static_cast<int>(*g));
+  if (t.epoch && *g < *t.epoch)
+    add({"member-epoch", ev.at, fmt::format("member {} assigned at epoch {} after epoch {}", ev.actor, *g, *t.epoch), {ev.actor}});
+  t.epoch = t.epoch ? std::max(*t.epoch, static_cast<int>(*g)) : static_cast<int>(*g);
 }
 
 // What keeps a member from noticing it was removed: a freeze, a cut, a slow
@@ -299,9 +306,9 @@ Time InvariantChecker::able_to_notice(const std::string& member, Time since) con
 }
 
 std::optional<Time> InvariantChecker::next_answer(const std::string& member, Time since) const {
-  auto it = answers_.find(member);
-  if (it == answers_.end()) return std::nullopt;
-  const auto& answers = it->second.items;
+  auto it = tracked_.find(member);
+  if (it == tracked_.end()) return std::nullopt;
+  const auto& answers = it->second.answers.items;
   auto a = std::lower_bound(answers.begin(), answers.end(), since);
   if (a == answers.end()) return std::nullopt;
   return *a;

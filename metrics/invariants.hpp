@@ -94,8 +94,10 @@ class InvariantChecker {
   };
   void add(Finding f);
   void check_generation(const TraceEvent& ev);
-  void check_member_epoch(const TraceEvent& ev);
+  struct Tracked;
+  void check_member_epoch(const TraceEvent& ev, Tracked& t);
   void check_process_copies(const TraceEvent& ev);
+  bool eager_member(const std::string& member) const;
   std::set<std::string>& holders_of(Name task);
   void drop_copy(const std::string& member, Name task);
   void drop_holder(std::uint32_t task, const std::string& member);
@@ -120,7 +122,6 @@ class InvariantChecker {
   int last_formed_ = 0;  // the last generation formed or loaded
   int last_stable_ = 0;  // the last generation that completed (assignments handed out)
   int reissued_ = 0;
-  std::unordered_map<std::string, int> member_epoch_;  // member -> last epoch assigned to this process; never iterated
   std::map<std::string, std::string> member_protocol_;  // member -> its own rebalance protocol (an assignor list's)
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
@@ -132,8 +133,14 @@ class InvariantChecker {
   std::map<std::string, std::set<std::uint32_t>> copies_;            // Streams member -> tasks it holds, any role
   std::unordered_map<std::uint32_t, std::set<std::string>> holders_;  // task -> the members of copies_ holding it
   std::set<std::string> removed_;                          // members the coordinator removed, until they join again
-  // member -> when the coordinator answered it (assignments, errors), in order.
-  std::unordered_map<std::string, History<Time>> answers_;  // never iterated
+  // Per member: the last epoch assigned to this process (unset since its
+  // start), and when the coordinator answered it (assignments, errors), in
+  // order. One map, as an assignment reads and writes both (issue 16).
+  struct Tracked {
+    std::optional<int> epoch;
+    History<Time> answers;
+  };
+  std::unordered_map<std::string, Tracked> tracked_;  // looked up; iterated only to reset epochs
   // Zombie bounds are checked once the instant a zombie ended is over: by
   // then everything that decides its bound has happened (what could still
   // come would only put the bound after its end), except an answer that has
