@@ -64,8 +64,7 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
 }
 
 // Under its own rebalance protocol, or the run's. Looked up only for a
-// JoinGroup: a tree of 10,000 member names searched at every event was a
-// visible part of a large group's run (issue 16).
+// JoinGroup, the one rule that reads it, not at every event.
 bool InvariantChecker::eager_member(const std::string& member) const {
   const auto own = member_protocol_.find(member);
   return own == member_protocol_.end() ? rules_.eager : own->second == "eager";

@@ -123,7 +123,7 @@ class CompactedLog {
   // In place: the vector keeps its capacity, so appends after a compaction
   // do not grow it again (a fresh vector of exactly the live records grew
   // twice per compaction, each time moving every record into newly mapped
-  // memory: 8 % of a 10,000-member group's rolling bounce, issue 16).
+  // memory: 7.7% of a 10,000-member group's rolling bounce, issue 16).
   void compact() {
     std::size_t kept = 0;
     for (auto& s : slots_)
