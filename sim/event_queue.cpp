@@ -23,7 +23,7 @@ EventId EventQueue::schedule(Time at, Callback cb) {
   s.live = true;
   const auto t = static_cast<std::uint64_t>(micros(at));
   if (t < last_) rebase(t);
-  insert(Entry{t, index});
+  insert(Entry{t, index, s.generation});
   ++queued_;
   ++live_;
   return EventId{index, s.generation};
@@ -39,6 +39,7 @@ bool EventQueue::cancel(EventId id) {
   s.live = false;
   s.cb = nullptr;
   --live_;
+  release(id.slot);  // its entry, still queued, no longer matches the slot's generation
   return true;
 }
 
@@ -75,10 +76,9 @@ bool EventQueue::has_next() {
   while (queued_ > 0) {
     settle();
     const Entry& e = buckets_[0][head_];
-    if (slot(e.slot).live) return true;
-    ++head_;
+    if (live(e)) return true;
+    ++head_;  // cancelled: its slot was freed then
     --queued_;
-    release(e.slot);
   }
   return false;
 }
@@ -92,7 +92,7 @@ void EventQueue::run_next(Time& now) {
   settle();
   const Entry top = buckets_[0][head_++];
   --queued_;
-  assert(slot(top.slot).live);
+  assert(live(top) && slot(top.slot).live);
   // The next event's slot is a likely cache miss: start fetching it while
   // this callback runs.
   if (head_ < buckets_[0].size()) __builtin_prefetch(&slot(buckets_[0][head_].slot));

@@ -15,10 +15,16 @@
 // stable and equal times always share a bucket, so among equal times the
 // scheduling order is kept without storing a sequence number.
 //
-// Cancellation is lazy (as in ns-3): cancel() marks the slot and drops the
-// callback; the entry is skipped when it comes up. A handle carries the
-// slot's generation, so a stale handle can never cancel a later event that
-// reuses the slot.
+// Cancellation is lazy (as in ns-3) for the entry, not for its slot:
+// cancel() drops the callback and frees the slot at once; the entry stays
+// where it is and is skipped when it comes up. Entries and handles carry the
+// slot's generation, so neither a stale entry nor a stale handle can run or
+// cancel a later event that reuses the slot. (A 10,000-member group re-arms
+// a session timer at every heartbeat, and each cancelled deadline's entry
+// waits out the 45 s session before it comes up: freed at once, the slot is
+// the one the re-armed deadline takes (the free list is last in, first out),
+// so the slots number the live events, not every entry still queued.
+// Issue 16.)
 //
 // Complexity: schedule O(1), cancel O(1), taking the minimum O(log T)
 // amortised, T the span of times (each entry moves down at most 64 buckets).
@@ -59,11 +65,12 @@ class EventQueue {
   struct Entry {
     std::uint64_t time_us;
     std::uint32_t slot;
+    std::uint32_t generation;  // the slot's when scheduled: another means cancelled
   };
   struct Slot {
     Callback cb;
-    std::uint32_t generation = 0;
-    bool live = false;
+    std::uint32_t generation = 0;  // bumped when the slot is freed
+    bool live = false;             // scheduled and neither run nor cancelled
   };
   static constexpr std::uint32_t kChunkBits = 10;
   static constexpr std::uint32_t kChunk = 1u << kChunkBits;
@@ -74,6 +81,7 @@ class EventQueue {
     return t == last ? 0 : 64 - __builtin_clzll(t ^ last);
   }
   void insert(const Entry& e) { buckets_[bucket_of(e.time_us, last_)].push_back(e); }
+  bool live(const Entry& e) const { return slot(e.slot).generation == e.generation; }
   // Makes buckets_[0][head_] the earliest entry; requires queued_ > 0.
   void settle();
   // An event earlier than `last_` (scheduled between two run_until calls):

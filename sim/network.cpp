@@ -61,7 +61,7 @@ bool Network::is_cut(NodeId a, NodeId b) const { return !cuts_.empty() && cuts_.
 // group (a hash table of every link was a cache miss per message; issue 16).
 Time& Network::last_arrival(NodeId from, NodeId to) {
   const std::uint64_t link = static_cast<std::uint64_t>(from) << 32 | to;
-  std::vector<LinkArrival>& arrivals = nodes_[std::max(from, to)].arrivals;
+  auto& arrivals = nodes_[std::max(from, to)].arrivals;
   auto it = std::lower_bound(arrivals.begin(), arrivals.end(), link,
                              [](const LinkArrival& a, std::uint64_t l) { return a.link < l; });
   if (it == arrivals.end() || it->link != link) it = arrivals.insert(it, LinkArrival{link, Time{}});

@@ -158,9 +158,14 @@ class EpochGroup {
   }
 
  private:
+  // In the map's node itself, not behind pointers of their own: a heartbeat
+  // re-arms the session timer, one cache miss less (issue 16). Nodes do not
+  // move, and erasing one cancels its timers.
   struct Timers {
-    std::unique_ptr<Timer> session, rebalance;
+    explicit Timers(Kernel& kernel) : session(kernel), rebalance(kernel) {}
+    Timer session, rebalance;
   };
+  Timers& timers_of(const std::string& member_id) { return timers_.try_emplace(member_id, kernel_).first->second; }
 
   // The only writers of state_.members and state_.target, which keep the
   // indexes below in step with them.

@@ -405,9 +405,7 @@ void EpochGroup<T>::arm_session(const std::string& member_id) {
 
 template <class T>
 void EpochGroup<T>::arm_session(const std::string& member_id, Duration timeout) {
-  auto& t = timers_[member_id];
-  if (!t.session) t.session = std::make_unique<Timer>(kernel_);
-  t.session->arm_in(timeout, [this, member_id] {
+  timers_of(member_id).session.arm_in(timeout, [this, member_id] {
     fence(member_id, "session timeout expired");
     update_group_state();
   });
@@ -417,10 +415,9 @@ void EpochGroup<T>::arm_session(const std::string& member_id, Duration timeout) 
 // is fenced.
 template <class T>
 void EpochGroup<T>::arm_rebalance(const std::string& member_id, int epoch, Duration timeout) {
-  auto& t = timers_[member_id];
-  if (!t.rebalance) t.rebalance = std::make_unique<Timer>(kernel_);
-  if (t.rebalance->armed()) return;
-  t.rebalance->arm_in(timeout, [this, member_id, epoch] {
+  Timer& t = timers_of(member_id).rebalance;
+  if (t.armed()) return;
+  t.arm_in(timeout, [this, member_id, epoch] {
     const MemberView* m = find_member(member_id);
     if (m == nullptr || m->state != MemberState::UnrevokedPartitions || m->epoch != epoch) return;
     fence(member_id, "rebalance timeout expired");
@@ -430,7 +427,7 @@ void EpochGroup<T>::arm_rebalance(const std::string& member_id, int epoch, Durat
 
 template <class T>
 void EpochGroup<T>::cancel_rebalance(const std::string& member_id) {
-  if (auto t = timers_.find(member_id); t != timers_.end() && t->second.rebalance) t->second.rebalance->cancel();
+  if (auto t = timers_.find(member_id); t != timers_.end()) t->second.rebalance.cancel();
 }
 
 template <class T>

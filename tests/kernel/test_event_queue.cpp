@@ -58,6 +58,28 @@ TEST_CASE("cancelled events never run, and a stale handle cancels nothing") {
   CHECK(ran == 110);
 }
 
+TEST_CASE("a cancelled event's slot is taken by the next event at once, and its queued entry runs nothing") {
+  Kernel k;
+  std::string order;
+  // A session timer re-armed: the later deadline takes the slot the earlier
+  // one had, while the earlier one's entry is still queued ahead of it.
+  const EventId early = k.schedule_at(time_at(5ms), [&] { order += "x"; });
+  CHECK(k.cancel(early));
+  const EventId late = k.schedule_at(time_at(9ms), [&] { order += "b"; });
+  CHECK(late.slot == early.slot);
+  CHECK(k.pending(late));
+  CHECK_FALSE(k.pending(early));
+  CHECK_FALSE(k.cancel(early));  // the old handle does not reach the new event
+  k.schedule_at(time_at(5ms), [&] { order += "a"; });
+  CHECK(k.pending_count() == 2);
+  CHECK(k.run_until(time_at(6ms)) == 1);  // the stale entry at 5 ms is passed over, not run as "b"
+  CHECK(order == "a");
+  CHECK(k.pending(late));
+  k.run();
+  CHECK(order == "ab");
+  CHECK(k.pending_count() == 0);
+}
+
 TEST_CASE("run_until stops at the horizon, runs events at it, and moves the clock there") {
   Kernel k;
   std::vector<int> seen;
