@@ -23,6 +23,7 @@ template <class T>
 class CompactedLog {
  public:
   using Current = CurrentAssignment<typename T::Assignment>;
+  using Position = std::size_t*;  // a key's entry: its record's slot; see append
 
   void append(Record<T> r) {
     append(std::move(r), [](const Record<T>&, const Current*) {});
@@ -33,8 +34,17 @@ class CompactedLog {
   // (null: none): the lookup that finds the key's earlier record answers
   // both (two lookups per record were a twentieth of a 10,000-member
   // group's rolling bounce, issue 16). `replacing` must not read the log.
+  //
+  // `position`, when given for a current-assignment record, is where the
+  // member's current record is found without hashing its id: null the first
+  // time (append sets it), then kept by the caller until the member's
+  // tombstone or assign(), which end it. A heartbeat writes its member's
+  // current assignment at every group epoch, and the lookup by id was a
+  // twenty-fifth of a 10,000-member group's rolling bounce (issue 16).
   template <class Replacing>
-  void append(Record<T> r, Replacing&& replacing) {
+  void append(Record<T> r, Replacing&& replacing, Position* position = nullptr) {
+    if (position != nullptr && *position != nullptr && r.index() == kCurrent)
+      return replace_at(**position, std::move(r), replacing);
     Key key = key_of(r);
     if (std::holds_alternative<MemberTombstone>(r)) {
       replacing(std::as_const(r), current_of(key.second));
@@ -43,15 +53,10 @@ class CompactedLog {
     // One lookup: the key's earlier record (if any) is dropped and its entry
     // pointed at the new one.
     auto [it, fresh] = where_.try_emplace(std::move(key), slots_.size());
-    if (r.index() == kCurrent) replacing(std::as_const(r), fresh ? nullptr : &current_in(it->second));
-    if (!fresh) {
-      slots_[it->second].reset();
-      it->second = slots_.size();
-      --live_;
-    }
-    slots_.push_back(std::move(r));
-    ++live_;
-    if (slots_.size() > 4 * live_ + 64) compact();  // linear in what is live; rarely
+    if (position != nullptr && r.index() == kCurrent) *position = &it->second;
+    if (!fresh) return replace_at(it->second, std::move(r), replacing);
+    if (r.index() == kCurrent) replacing(std::as_const(r), nullptr);
+    push(std::move(r));
   }
 
   // The record appended last.
@@ -64,6 +69,8 @@ class CompactedLog {
     if (it == where_.end()) return nullptr;
     return &current_in(it->second);
   }
+  // The same through a position append set (not null).
+  const CurrentAssignment<typename T::Assignment>& current_at(Position position) const { return current_in(*position); }
 
   // Every member's latest current assignment, in write order.
   template <class F>
@@ -106,6 +113,22 @@ class CompactedLog {
           else return {r.index(), x.member_id};
         },
         r);
+  }
+
+  // The key's earlier record, at `slot`, gives way to r: `slot` is then r's.
+  template <class Replacing>
+  void replace_at(std::size_t& slot, Record<T> r, Replacing& replacing) {
+    if (r.index() == kCurrent) replacing(std::as_const(r), &current_in(slot));
+    slots_[slot].reset();
+    --live_;
+    slot = slots_.size();
+    push(std::move(r));
+  }
+
+  void push(Record<T> r) {
+    slots_.push_back(std::move(r));
+    ++live_;
+    if (slots_.size() > 4 * live_ + 64) compact();  // linear in what is live; rarely
   }
 
   const Current& current_in(std::size_t slot) const {

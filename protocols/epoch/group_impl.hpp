@@ -18,14 +18,47 @@ EpochGroup<T>::EpochGroup(Kernel& kernel, Trace& trace, Duration session_timeout
 
 template <class T>
 typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) {
-  const auto it = member_index_.find(member_id);
-  return it == member_index_.end() ? nullptr : it->second.member;
+  return const_cast<MemberView*>(std::as_const(*this).find_member(member_id));
 }
 
 template <class T>
 const typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id) const {
   const auto it = member_index_.find(member_id);
-  return it == member_index_.end() ? nullptr : it->second.member;
+  if (it == member_index_.end()) return nullptr;
+  last_found_ = const_cast<typename MemberIndex::value_type*>(&*it);
+  return it->second.member;
+}
+
+// The member's index entry: the one find_member found last when that is
+// the member's, the one lookup a heartbeat makes.
+template <class T>
+typename EpochGroup<T>::IndexedMember* EpochGroup<T>::indexed(const std::string& member_id) {
+  if (last_found_ == nullptr || last_found_->first != member_id) find_member(member_id);
+  if (last_found_ == nullptr || last_found_->first != member_id) return nullptr;
+  return &last_found_->second;
+}
+
+template <class T>
+const typename EpochGroup<T>::Current* EpochGroup<T>::logged_current(const std::string& member_id) {
+  const IndexedMember* entry = indexed(member_id);
+  if (entry != nullptr && entry->logged != nullptr) return &log_.current_at(entry->logged);
+  return log_.current_of(member_id);
+}
+
+// The member's timers, created unarmed when it has none.
+template <class T>
+typename EpochGroup<T>::Timers& EpochGroup<T>::timers_of(const std::string& member_id) {
+  IndexedMember* entry = indexed(member_id);
+  if (entry == nullptr) return timers_.try_emplace(member_id, kernel_).first->second;  // no such member: by id alone
+  if (entry->timers == nullptr) entry->timers = &timers_.try_emplace(member_id, kernel_).first->second;
+  return *entry->timers;
+}
+
+// Erasing a member's timers cancels them and drops the index's pointer.
+template <class T>
+void EpochGroup<T>::erase_timers(const std::string& member_id) {
+  if (const auto it = member_index_.find(member_id); it != member_index_.end()) it->second.timers = nullptr;
+  timers_.erase(member_id);
 }
 
 template <class T>
@@ -74,6 +107,7 @@ void erase_indexed(Map& map, Index& index, const std::string& member_id) {
 template <class T>
 void EpochGroup<T>::erase_member(const std::string& member_id) {
   if (const auto it = member_index_.find(member_id); it != member_index_.end()) drop_client_name(it->second.client);
+  last_found_ = nullptr;
   group_detail::erase_indexed(state_.members, member_index_, member_id);
 }
 
@@ -92,11 +126,12 @@ void EpochGroup<T>::erase_target(const std::string& member_id) {
 
 template <class T>
 void EpochGroup<T>::reindex() {
+  last_found_ = nullptr;
   member_index_.clear();
   target_index_.clear();
   client_names_.clear();
   for (auto& [id, m] : state_.members) {
-    member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});
+    member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});  // timers found again when asked for
     client_names_.emplace_back(m.client_id);
   }
   client_names_.sort_by_text();
@@ -118,12 +153,12 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
 // Into the log, and (when asked) out as Kafka's records, batched by the
 // coordinator operation (kernel event) that wrote them.
 template <class T>
-void EpochGroup<T>::append(Record<T> r) {
+void EpochGroup<T>::append(Record<T> r, typename CompactedLog<T>::Position* position) {
   if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
-  if constexpr (kHolderIndex<T>)
-    log_.append(std::move(r), [this](const Record<T>& record, const Current* before) { count_holders(record, before); });
-  else
-    log_.append(std::move(r));
+  if (const auto* t = std::get_if<MemberTombstone>(&r))
+    if (IndexedMember* entry = indexed(t->member_id)) entry->logged = nullptr;  // the log drops its records
+  log_.append(
+      std::move(r), [this](const Record<T>& record, const Current* before) { count_holders(record, before); }, position);
   converged_.reset();
 }
 
@@ -159,7 +194,8 @@ void EpochGroup<T>::write_member(const MemberView& m) {
 
 template <class T>
 void EpochGroup<T>::write_current(const MemberView& m) {
-  append(CurrentAssignmentRecord<T>{m.member_id, m});
+  IndexedMember* entry = indexed(m.member_id);
+  append(CurrentAssignmentRecord<T>{m.member_id, m}, entry != nullptr ? &entry->logged : nullptr);
 }
 
 template <class T>
@@ -188,7 +224,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::replace_static(MemberView& ol
   const std::string old_id = old.member_id;
   replacement.member_id = new_id;
   erase_member(old_id);
-  timers_.erase(old_id);
+  erase_timers(old_id);
   append(MemberTombstone{old_id});
   MemberView& m = put_member(std::move(replacement));
   write_member(m);
@@ -238,7 +274,7 @@ void EpochGroup<T>::fence(const std::string& member_id, const std::string& reaso
   emit("member-removed", {{"member", m->client_id}, {"member-id", member_id}, {"reason", reason}});
   erase_member(member_id);
   erase_target(member_id);
-  timers_.erase(member_id);
+  erase_timers(member_id);
   append(MemberTombstone{member_id});
   bump_group_epoch(fmt::format("member {} removed: {}", member_id, reason));
   on_member_removed();
@@ -368,7 +404,7 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   // of the member's record stays off the common path above (it was a
   // twentieth of a 10,000-member group's rolling bounce, issue 16).
   const CurrentAssignment<Assignment>* logged = nullptr;
-  if constexpr (kHolderIndex<T>) logged = log_.current_of(m.member_id);
+  if constexpr (kHolderIndex<T>) logged = logged_current(m.member_id);
   auto held = [&](const auto& unit) {
     if constexpr (kHolderIndex<T>) return holders_.held_by_other(m, logged, unit);
     else return unreleased_anywhere(m, unit);
@@ -509,9 +545,9 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
 template <class T>
 void EpochGroup<T>::replay(const std::vector<Record<T>>& log) {
   state_ = epoch::replay<T>(log);
+  log_.assign(log);  // before reindex, which forgets every position in the old log
   reindex();
   ++metadata_version_;
-  log_.assign(log);
   if constexpr (kHolderIndex<T>) holders_.rebuild(log_, state_.members);
   converged_.reset();
   for (const auto& [id, m] : state_.members) {

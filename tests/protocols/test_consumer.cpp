@@ -628,7 +628,9 @@ TEST_CASE("consumer: the coordinator's compacted log replays as the whole log do
 // The coordinator counts holders from what append tells it: the member's
 // current assignment that a current-assignment record or a tombstone
 // replaces, through compactions (which move records in place), and nothing
-// for other records; current_of agrees after each write.
+// for other records; current_of agrees after each write. Half the current
+// records are written through the member's position (set at its first
+// write, forgotten at its tombstone), which must reach the same record.
 TEST_CASE("consumer: the compacted log tells each write the current assignment it replaces") {
   using Current = protocols::epoch::CurrentAssignment<protocols::consumer::Partitions::Assignment>;
   std::uint64_t x = 0x9E3779B97F4A7C15ULL;  // xorshift64
@@ -641,7 +643,8 @@ TEST_CASE("consumer: the compacted log tells each write the current assignment i
   const std::vector<std::string> ids{"a", "b", "c"};
   protocols::epoch::CompactedLog<protocols::consumer::Partitions> log;
   std::map<std::string, Current> latest;  // the model: each member's current since its tombstone
-  int told = 0, tombstones_told = 0;
+  std::map<std::string, protocols::epoch::CompactedLog<protocols::consumer::Partitions>::Position> positions;
+  int told = 0, tombstones_told = 0, by_position = 0;
   for (int i = 0; i < 3000; ++i) {
     const std::string& id = ids[next(ids.size())];
     protocols::consumer::Record r;
@@ -661,12 +664,20 @@ TEST_CASE("consumer: the compacted log tells each write the current assignment i
     const bool tombstone = std::holds_alternative<protocols::epoch::MemberTombstone>(r);
     const auto was = latest.find(id);
     int calls = 0;
-    log.append(r, [&](const protocols::consumer::Record& incoming, const Current* before) {
+    auto replacing = [&](const protocols::consumer::Record& incoming, const Current* before) {
       ++calls;
       CHECK(incoming.index() == r.index());
       CHECK((before != nullptr) == (was != latest.end()));
       if (before != nullptr && was != latest.end()) CHECK(before->epoch == was->second.epoch);
-    });
+    };
+    if (current && next(2) == 0) {
+      by_position += positions[id] != nullptr ? 1 : 0;
+      log.append(r, replacing, &positions[id]);
+      REQUIRE(positions[id] != nullptr);
+    } else {
+      log.append(r, replacing);
+    }
+    if (tombstone) positions.erase(id);
     CAPTURE(i);
     CHECK(calls == (current || tombstone ? 1 : 0));
     told += current ? calls : 0;
@@ -678,9 +689,11 @@ TEST_CASE("consumer: the compacted log tells each write the current assignment i
       const auto it = latest.find(m);
       REQUIRE((logged != nullptr) == (it != latest.end()));
       if (logged != nullptr) CHECK(logged->epoch == it->second.epoch);
+      if (const auto p = positions.find(m); p != positions.end()) CHECK(&log.current_at(p->second) == logged);
     }
   }
   CHECK(told > 500);  // both kinds were told, many times over many compactions
   CHECK(tombstones_told > 500);
+  CHECK(by_position > 100);  // and writes through a kept position, many
 }
 }
