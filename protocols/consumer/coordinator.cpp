@@ -120,7 +120,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
   const MemberView& member = advance(*m, req.owned);
   resp.member_id = member.member_id;
   resp.member_epoch = member.epoch;
-  resp.assignment = as_list(member.assigned);
+  resp.assignment = answer_of(member);
   reply(std::move(resp));
 }
 

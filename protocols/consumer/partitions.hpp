@@ -38,6 +38,8 @@ struct Partitions {
   // the coordinator copies, compares and splits assignments at every step.
   using Assignment = boost::container::flat_set<TopicPartition>;
   using Owned = std::vector<TopicPartition>;  // ownedTopicPartitions
+  using Unit = TopicPartition;
+  static std::vector<TopicPartition> units(const Assignment& a) { return {a.begin(), a.end()}; }
   using MemberMetadata = consumer::MemberMetadata;
   using GroupMetadata = Metadata;  // the subscribed topics' partition counts
 

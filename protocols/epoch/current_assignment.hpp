@@ -6,6 +6,9 @@
 // A traits type `T` describes the assignment:
 //   T::Assignment   what a member is given (value type, ==, default = nothing)
 //   T::Owned        what a member reports owning in its heartbeat
+//   T::Unit, T::units(assignment)
+//                   one assigned thing, and the sorted list of them a
+//                   heartbeat's answer carries
 //   T::step(assigned, target, held_elsewhere) -> Step<T::Assignment>
 //                   keep / revoke / add, and whether some of the target is
 //                   withheld because `held_elsewhere(unit)`

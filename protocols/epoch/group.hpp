@@ -39,6 +39,7 @@ class EpochGroup {
  public:
   using Assignment = typename T::Assignment;
   using Owned = typename T::Owned;
+  using Unit = typename T::Unit;  // one assigned thing, as an answer lists it
   using MemberView = Member<T>;
   // A new target, member by member in the order the assignor took them;
   // unset, or the member not listed: its target stays as it is.
@@ -128,6 +129,9 @@ class EpochGroup {
   MemberView& advance(MemberView& m, const std::optional<Owned>& owned);
   void arm_session(const std::string& member_id);
   void arm_session(const std::string& member_id, Duration timeout);
+  // What a heartbeat answers the member may own: its assignment as a list,
+  // the same shared list from one change of the assignment to the next.
+  SharedList<Unit> answer_of(const MemberView& m);
   void update_group_state();
   // Continue at a generation another protocol reached (Stable there).
   void continue_stable(int generation);
@@ -173,6 +177,7 @@ class EpochGroup {
   MemberView& put_member(MemberView m);
   void erase_member(const std::string& member_id);
   Assignment& target_slot(const std::string& member_id);  // created empty when absent
+  Assignment& set_target(const std::string& member_id, Assignment target);  // the only writer of a target
   void erase_target(const std::string& member_id);
   void reindex();  // after state_ was replaced whole
 
@@ -226,6 +231,16 @@ class EpochGroup {
     Name client;
     Timers* timers = nullptr;  // null until asked for; erase_timers clears it
     typename CompactedLog<T>::Position logged = nullptr;  // null until written; a tombstone clears it
+    // The member's assignment as answer_of gave it; unset until asked for,
+    // and again whenever the assignment may have changed: only
+    // next_assignment changes a member's assignment once it is in the
+    // group, and put_member (which starts the entry again) sets a new one.
+    std::optional<SharedList<Unit>> answer = std::nullopt;
+    // Its assignment is its target, as next_assignment found it last: the
+    // next epoch's step is then known without looking the target up and
+    // comparing the two (most members at most epochs of a large group).
+    // A new target (set_target) or a new assignment clears it.
+    bool at_target = false;
   };
   using MemberIndex = std::unordered_map<std::string_view, IndexedMember>;
   MemberIndex member_index_;

@@ -84,6 +84,8 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
     client_names_.insert_by_text(client);
     entry = {&it->second, client};
   }
+  entry.answer.reset();  // put anew: its assignment may differ
+  entry.at_target = false;
   return it->second;
 }
 
@@ -117,6 +119,14 @@ typename EpochGroup<T>::Assignment& EpochGroup<T>::target_slot(const std::string
   const auto [it, inserted] = state_.target.try_emplace(member_id);
   if (inserted) target_index_.emplace(it->first, &it->second);
   return it->second;
+}
+
+template <class T>
+typename EpochGroup<T>::Assignment& EpochGroup<T>::set_target(const std::string& member_id, Assignment target) {
+  Assignment& slot = target_slot(member_id);
+  slot = std::move(target);
+  if (const auto it = member_index_.find(member_id); it != member_index_.end()) it->second.at_target = false;
+  return slot;
 }
 
 template <class T>
@@ -232,7 +242,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::replace_static(MemberView& ol
   // that replays it loses that part of the target (Kafka writes the new
   // member's target assignment record with the replacement).
   if (const Assignment* old_target = find_target(old_id)) {
-    Assignment& target = target_slot(new_id) = *old_target;
+    Assignment& target = set_target(new_id, *old_target);
     erase_target(old_id);
     append(TargetAssignmentRecord<T>{new_id, target});
   }
@@ -335,7 +345,7 @@ void EpochGroup<T>::compute_target() {
     if (target) {
       Assignment& slot = target_slot(member_id);
       if (slot != *target) {
-        slot = std::move(*target);
+        set_target(member_id, std::move(*target));
         write_target(member_id, slot);
         add_to_batch(log_.back());
       }
@@ -392,14 +402,20 @@ void EpochGroup<T>::reconcile(MemberView& m, const std::optional<Owned>& owned) 
 template <class T>
 void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& owned) {
   CurrentAssignment<Assignment>& current = m;
+  IndexedMember* entry = indexed(m.member_id);
+  const bool delayed = target_delayed();
   static const Assignment kNothing{};
-  const Assignment& target = target_delayed() ? kNothing : target_slot(m.member_id);
-  if (current.assigned == target) {
+  const Assignment* known = nullptr;  // the target, looked up only when the entry does not know the answer
+  if (delayed) known = &kNothing;
+  else if (entry == nullptr || !entry->at_target) known = &target_slot(m.member_id);
+  if (known == nullptr || current.assigned == *known) {
     // Most members at a new epoch: the step's answer is their own
     // assignment, moved in place instead of copied and compared (issue 16).
+    if (entry != nullptr && !delayed) entry->at_target = true;
     if (epoch::settle_at(current, effective_target_epoch())) write_current(m);
     return;
   }
+  const Assignment& target = *known;
   // Only a step that moves something asks who holds what: the log's lookup
   // of the member's record stays off the common path above (it was a
   // twentieth of a 10,000-member group's rolling bounce, issue 16).
@@ -413,7 +429,20 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   const bool changed = !(next == current);
   current = std::move(next);
   if (current.state == MemberState::UnrevokedPartitions) arm_rebalance(m.member_id, m.epoch, m.rebalance_timeout);
-  if (changed) write_current(m);
+  if (!changed) return;
+  if (entry != nullptr) {  // the assignment may have moved
+    entry->answer.reset();
+    entry->at_target = false;
+  }
+  write_current(m);
+}
+
+template <class T>
+SharedList<typename EpochGroup<T>::Unit> EpochGroup<T>::answer_of(const MemberView& m) {
+  IndexedMember* entry = indexed(m.member_id);
+  if (entry == nullptr) return T::units(m.assigned);
+  if (!entry->answer) entry->answer = T::units(m.assigned);
+  return *entry->answer;
 }
 
 template <class T>
@@ -527,7 +556,7 @@ void EpochGroup<T>::seed_stable(const std::vector<MemberView>& members, bool ann
     m.epoch = state_.target_epoch;
     m.previous_epoch = 0;
     m.state = MemberState::Stable;
-    target_slot(m.member_id) = m.assigned;
+    set_target(m.member_id, m.assigned);
     put_member(m);
     write_member(m);
     write_target(m.member_id, m.assigned);

@@ -44,6 +44,7 @@ class EpochMember : public MemberProcess {
  public:
   using Unit = typename C::Unit;
   using Units = std::vector<Unit>;  // sorted
+  using List = SharedList<Unit>;     // sorted, as an answer brings it
   using Answer = HeartbeatAnswer<Unit>;
 
   void start() override;
@@ -85,9 +86,10 @@ class EpochMember : public MemberProcess {
   // Whether the answer brings an assignment the member has not received
   // yet (a join always gets one); the coordinator sends only those.
   bool new_assignment(const Answer& r, bool joining) {
-    if (r.error != Error::None || (!joining && r.assignment == received_)) return false;
-    received_ = r.assignment;
-    return true;
+    if (r.error != Error::None) return false;
+    const bool same = !joining && r.assignment == received_;
+    received_ = r.assignment;  // kept as it came, even when equal: the next answers share it
+    return !same;
   }
   void count_bytes(std::int64_t bytes) { unclaimed_bytes_ += bytes; }
   void report_unclaimed_bytes() {
@@ -110,7 +112,9 @@ class EpochMember : public MemberProcess {
   void send_heartbeat();
   void rejoin(Error error);
   // `acknowledge`: a revocation was just completed; a heartbeat reports it.
-  void reconcile(const Units& assignment, bool acknowledge = false);
+  void reconcile(const List& assignment, bool acknowledge = false);
+  void own(Units units);  // what the member owns from now on
+  bool owns_exactly(const List& assignment);
   void finish_step(bool acknowledge);
   void take(const Units& add);
   void arm_ready(Duration cost);
@@ -131,14 +135,15 @@ class EpochMember : public MemberProcess {
   }
 
   classic::MemberConfig config_;
-  Units received_;                   // the last assignment an answer brought
+  List received_;                    // the last assignment an answer brought
   std::int64_t unclaimed_bytes_ = 0;  // protocol-bytes not reported yet
   Phase phase_ = Phase::Down;
   std::string member_id_;
   int epoch_ = kJoinEpoch;
   Duration interval_{std::chrono::seconds(5)};
-  Units owned_;
-  Units latest_;        // the last assignment received
+  Units owned_;         // written only through own()
+  List owned_as_;       // a list found equal to owned_ since it was last written
+  List latest_;         // the last assignment received
   Units initialising_;  // assigned, assign cost not yet paid
   int assigned_epoch_ = -1;  // the epoch of the last `assigned` event
   bool revoking_ = false;
@@ -152,7 +157,7 @@ class EpochMember : public MemberProcess {
   // The assignment of the last completed reconciliation (unset: none since
   // the member joined): a different one received is a new target, whose
   // reconciliation ends with an acknowledgement.
-  std::optional<Units> reconciled_;
+  std::optional<List> reconciled_;
   bool stale_ = false;  // left on a poll timeout; rejoins at the next poll
 };
 

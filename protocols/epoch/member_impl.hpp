@@ -37,8 +37,8 @@ void EpochMember<C>::start() {
   member_id_.clear();
   epoch_ = kJoinEpoch;
   assigned_epoch_ = -1;
-  owned_.clear();
-  latest_.clear();
+  own({});
+  latest_ = {};
   reconciled_.reset();
   report_owned_ = true;
   revoking_ = in_flight_ = send_again_ = false;
@@ -55,8 +55,9 @@ void EpochMember<C>::start_stable(const std::string& member_id, int epoch, Units
   member_id_ = member_id;
   epoch_ = epoch;
   std::sort(owned.begin(), owned.end());
-  owned_ = latest_ = std::move(owned);
-  reconciled_ = owned_;
+  latest_ = owned;
+  own(std::move(owned));
+  reconciled_ = latest_;
   assigned_epoch_ = epoch;
   emit("start");
   emit("joined", {{"member-id", member_id_}, {"generation", epoch_}});
@@ -74,7 +75,7 @@ void EpochMember<C>::crash() {
   phase_ = Phase::Down;
   revoking_ = in_flight_ = false;
   released(owned_);
-  owned_.clear();
+  own({});
 }
 
 // The group heartbeat: the whole protocol. One in flight at a time; a
@@ -159,7 +160,7 @@ void EpochMember<C>::rejoin(Error error) {
 // thread, in poll(): a member in the middle of a batch reconciles when the
 // batch ends.
 template <class C>
-void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
+void EpochMember<C>::reconcile(const List& assignment, bool acknowledge) {
   if (revoking_ || phase_ != Phase::Active) return;
   if (in_batch()) {
     reconcile_after_batch_ = true;
@@ -167,8 +168,8 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
   }
   // Mostly the same as what it owns (a new epoch, nothing moved): nothing
   // to revoke or add, without working it out.
-  const bool unchanged = owned_ == assignment;
-  Units revoke = unchanged ? Units{} : member_detail::minus(owned_, assignment);
+  const bool unchanged = owns_exactly(assignment);
+  Units revoke = unchanged ? Units{} : member_detail::minus(owned_, assignment.get());
   if (!revoke.empty()) {
     // The acknowledgement, which frees them for their new owners, follows
     // the rest of the step.
@@ -179,11 +180,11 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
   // here (AbstractMembershipManager.maybeReconcile bumps the local epoch):
   // the next heartbeat lists what it owns. (Kafka sends it at once; here it
   // goes with the next heartbeat unless something was revoked or added.)
-  if (reconciled_ != assignment) {
-    reconciled_ = assignment;
-    report_owned_ = true;
+  if (!reconciled_ || !reconciled_->is(assignment)) {
+    if (reconciled_ != assignment) report_owned_ = true;
+    reconciled_ = assignment;  // kept as it came, even when equal: the next answers share it
   }
-  Units add = unchanged ? Units{} : member_detail::minus(assignment, owned_);
+  Units add = unchanged ? Units{} : member_detail::minus(assignment.get(), owned_);
   if (add.empty() && assigned_epoch_ == epoch_) return finish_step(acknowledge);
   assigned_epoch_ = epoch_;
   emit("assigned", with_bytes(with_generation(C::fields(add))));
@@ -191,6 +192,23 @@ void EpochMember<C>::reconcile(const Units& assignment, bool acknowledge) {
   take(add);
   send_heartbeat();  // acknowledges the new assignment
   start_batch();
+}
+
+// Whether the member owns exactly `assignment`: mostly the list it found
+// equal at the last answer (an answer at a new epoch with nothing moved
+// brings the same list), known without reading a unit.
+template <class C>
+bool EpochMember<C>::owns_exactly(const List& assignment) {
+  if (owned_as_.is(assignment) && !assignment.empty()) return true;
+  if (!(owned_ == assignment.get())) return false;
+  owned_as_ = assignment;
+  return true;
+}
+
+template <class C>
+void EpochMember<C>::own(Units units) {
+  owned_ = std::move(units);
+  owned_as_ = {};
 }
 
 template <class C>
@@ -206,7 +224,7 @@ template <class C>
 void EpochMember<C>::take(const Units& add) {
   Units merged;
   std::merge(owned_.begin(), owned_.end(), add.begin(), add.end(), std::back_inserter(merged));
-  owned_ = std::move(merged);
+  own(std::move(merged));
   initialising_.insert(initialising_.end(), add.begin(), add.end());
   arm_ready(assign_cost(add));
 }
@@ -230,7 +248,7 @@ void EpochMember<C>::revoke_then(Units revoke, Callback then) {
   const Duration cost = revoke_cost(revoke);
   after(revoke_timer_, cost, [this, revoke = std::move(revoke), then = std::move(then)]() mutable {
     revoking_ = false;
-    owned_ = member_detail::minus(owned_, revoke);
+    own(member_detail::minus(owned_, revoke));
     released(revoke);
     emit("revoked", C::fields(revoke));
     // What is still initialising may be ready sooner without the revoked.
@@ -254,8 +272,8 @@ void EpochMember<C>::lose_all(const std::string& reason) {
     emit("lost", std::move(fields));
   }
   released(owned_);
-  owned_.clear();
-  latest_.clear();
+  own({});
+  latest_ = {};
   assigned_epoch_ = -1;
 }
 
@@ -276,7 +294,7 @@ void EpochMember<C>::leave(std::function<void()> on_stopped) {
     crash_node();
     stop_timers();
     phase_ = Phase::Down;
-    owned_.clear();
+    own({});
     if (on_stopped) on_stopped();
   };
   if (owned_.empty()) {

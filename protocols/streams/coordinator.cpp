@@ -98,7 +98,7 @@ void StreamsCoordinator::handle_heartbeat(HeartbeatRequest req, Reply reply) {
   const MemberView& member = advance(member_id, req.owned);
   resp.answer.member_id = member.member_id;
   resp.answer.member_epoch = member.epoch;
-  resp.answer.assignment = units_of(member.assigned);
+  resp.answer.assignment = answer_of(member);
   resp.status = statuses();
   reply(std::move(resp));
 }

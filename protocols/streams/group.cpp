@@ -134,6 +134,8 @@ std::vector<RoleTask> units_of(const TasksTuple& t) {
   return out;  // sorted: roles in order, tasks sorted within each
 }
 
+std::vector<RoleTask> StreamsTasks::units(const TasksTuple& t) { return units_of(t); }
+
 TasksTuple tuple_of(const std::vector<RoleTask>& units) {
   TasksTuple t;
   for (const auto& u : units) role_set(t, u.role).insert(u.task);

@@ -56,6 +56,8 @@ struct StreamsTasks {
   using Assignment = TasksTuple;
   using HolderIndex = StreamsHolders;
   using Owned = TasksTuple;  // activeTasks / standbyTasks / warmupTasks of the heartbeat
+  using Unit = RoleTask;
+  static std::vector<RoleTask> units(const TasksTuple& t);  // units_of
   using MemberMetadata = streams::MemberMetadata;
   using GroupMetadata = streams::GroupMetadata;
 

@@ -296,6 +296,80 @@ TEST_CASE("consumer: replaying the records rebuilds the group field by field") {
   CHECK(named->strings() == std::vector<std::string>{"0", "A", "B"});
 }
 
+// A heartbeat answers what the member may own as one shared list, the same
+// object from one change of its assignment to the next, whatever the epoch
+// does meanwhile; every answer lists exactly the member's assignment, and a
+// member the coordinator knew to be at its target moves when the target
+// does.
+TEST_CASE("consumer: answers share the member's assignment list until it changes") {
+  using namespace protocols::consumer;
+  using protocols::TopicPartition;
+  using protocols::epoch::SharedList;
+  Kernel kernel;
+  Trace trace;
+  const Metadata cluster{{"T", 4}, {"U", 1}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  auto beat = [&](const std::string& client, const std::string& id, int epoch,
+                  std::optional<std::vector<TopicPartition>> owned, std::vector<std::string> topics = {"T"}) {
+    HeartbeatRequest req;
+    req.member_id = id;
+    req.member_epoch = epoch;
+    req.client_id = client;
+    req.topics = topics;
+    req.owned = std::move(owned);
+    req.rebalance_timeout = std::chrono::seconds(300);
+    HeartbeatResponse answer;
+    c.handle_heartbeat(req, [&](HeartbeatResponse r) { answer = std::move(r); });
+    REQUIRE(answer.error == Error::None);
+    // Whatever was shared: the member's assignment as the coordinator has it.
+    const auto& m = c.state().members.at(answer.member_id);
+    CHECK(answer.assignment.get() == as_list(m.assigned));
+    // Stable at the target epoch: exactly its target.
+    if (m.state == MemberState::Stable && m.epoch == c.state().target_epoch)
+      CHECK(m.assigned == c.state().target.at(m.member_id));
+    return answer;
+  };
+  const auto a = beat("A", "", 0, std::vector<TopicPartition>{});
+  CHECK(a.assignment.size() == 4);
+  const auto a1 = beat("A", a.member_id, a.member_epoch, std::nullopt);
+  CHECK(a1.assignment.is(a.assignment));  // nothing moved: the same list
+  const auto b = beat("B", "", 0, std::vector<TopicPartition>{});
+  const auto a2 = beat("A", a.member_id, a.member_epoch, std::nullopt);  // still owns what it must revoke
+  CHECK(a2.assignment.size() == 2);
+  CHECK_FALSE(a2.assignment.is(a1.assignment));
+  const auto a3 = beat("A", a.member_id, a2.member_epoch, a2.assignment.get());  // revoked: at the new epoch
+  CHECK(a3.member_epoch > a2.member_epoch);
+  CHECK(a3.assignment == a2.assignment);
+  const auto a4 = beat("A", a.member_id, a3.member_epoch, std::nullopt);
+  CHECK(a4.assignment.is(a3.assignment));
+  // A new epoch that leaves A's target as it is (C reads another topic):
+  // a new member epoch, the same list.
+  const auto b1 = beat("B", b.member_id, b.member_epoch, std::vector<TopicPartition>{});
+  CHECK(b1.assignment.size() == 2);
+  const auto cc = beat("C", "", 0, std::vector<TopicPartition>{}, {"U"});
+  CHECK(cc.assignment.get() == std::vector<TopicPartition>{{"U", 0}});
+  const auto a5 = beat("A", a.member_id, a4.member_epoch, std::nullopt);
+  CHECK(a5.member_epoch > a4.member_epoch);
+  CHECK(a5.assignment.is(a4.assignment));
+  // D reads T too: A's target changes while A is at its target; A must
+  // give one up, in a new list.
+  const auto b2 = beat("B", b.member_id, b1.member_epoch, std::nullopt);
+  CHECK(b2.assignment.is(b1.assignment));
+  const auto d = beat("D", "", 0, std::vector<TopicPartition>{});
+  CHECK(d.assignment.empty());
+  const auto a6 = beat("A", a.member_id, a5.member_epoch, std::nullopt);
+  const auto b3 = beat("B", b.member_id, b2.member_epoch, std::nullopt);
+  CHECK(a6.assignment.size() + b3.assignment.size() == 3);
+  CHECK_FALSE((a6.assignment.is(a5.assignment) && b3.assignment.is(b2.assignment)));
+  // Equal lists compare equal whether shared or not; empty ones too.
+  const SharedList<TopicPartition> copy(a5.assignment.get());
+  CHECK(copy == a5.assignment);
+  CHECK_FALSE(copy.is(a5.assignment));
+  CHECK(SharedList<TopicPartition>() == SharedList<TopicPartition>(std::vector<TopicPartition>{}));
+  CHECK_FALSE(copy == SharedList<TopicPartition>());
+}
+
 // Members subscribing alike share one interned list (a group on 1,000
 // topics no longer copies and compares them per member at each epoch); a
 // topic that does not exist is left out of the assignor's view; the

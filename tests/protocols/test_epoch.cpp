@@ -39,6 +39,12 @@ struct ToyTasks {
   using Assignment = Tuple;
   using Owned = Tuple;
   using GroupMetadata = int;
+  static std::vector<Unit> units(const Tuple& t) {
+    std::vector<Unit> out;
+    for (int a : t.active) out.push_back({a, true});
+    for (int s : t.standby) out.push_back({s, false});
+    return out;
+  }
 
   template <class Held>
   static epoch::Step<Tuple> step(const Tuple& assigned, const Tuple& target, const Held& held) {
