@@ -234,7 +234,7 @@ class EpochGroup {
     // The member's assignment as answer_of gave it; unset until asked for,
     // and again whenever the assignment may have changed: only
     // next_assignment changes a member's assignment once it is in the
-    // group, and put_member (which starts the entry again) sets a new one.
+    // group, and put_member (which puts a member anew) clears it too.
     std::optional<SharedList<Unit>> answer = std::nullopt;
     // Its assignment is its target, as next_assignment found it last: the
     // next epoch's step is then known without looking the target up and
