@@ -8,6 +8,8 @@ namespace rsim::protocols::consumer {
 
 std::vector<TopicPartition> as_list(const Partitions::Assignment& s) { return {s.begin(), s.end()}; }
 
+std::vector<TopicPartition> Partitions::units(const Assignment& a) { return as_list(a); }
+
 Partitions::Assignment Partitions::merge(Assignment keep, const Assignment& add) {
   keep.insert(add.begin(), add.end());
   return keep;

@@ -39,7 +39,7 @@ struct Partitions {
   using Assignment = boost::container::flat_set<TopicPartition>;
   using Owned = std::vector<TopicPartition>;  // ownedTopicPartitions
   using Unit = TopicPartition;
-  static std::vector<TopicPartition> units(const Assignment& a) { return {a.begin(), a.end()}; }
+  static std::vector<TopicPartition> units(const Assignment& a);  // as_list
   using MemberMetadata = consumer::MemberMetadata;
   using GroupMetadata = Metadata;  // the subscribed topics' partition counts
 

@@ -59,6 +59,23 @@ class CompactedLog {
     push(std::move(r));
   }
 
+  // The member's current-assignment record at `position` (as append set
+  // it) written again, `update` given its epochs and state: a new write at
+  // the end of the log, its units moved over from the record it replaces
+  // rather than copied, compared and counted. For a caller that knows the
+  // units are unchanged; no `replacing` is told, as nothing it counts moved.
+  template <class Update>
+  const Record<T>& rewrite_current(Position position, Update&& update) {
+    std::size_t& slot = *position;
+    Record<T> r = std::move(*slots_[slot]);
+    slots_[slot].reset();
+    --live_;
+    update(std::get<CurrentAssignmentRecord<T>>(r).current);
+    slot = slots_.size();
+    push(std::move(r));
+    return *slots_.back();
+  }
+
   // The record appended last.
   const Record<T>& back() const { return *slots_.back(); }
 

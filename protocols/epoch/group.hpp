@@ -104,6 +104,12 @@ class EpochGroup {
   void bump_group_epoch(const std::string& why);
   void write_member(const MemberView& m);
   void write_current(const MemberView& m);
+  void rewrite_current(const MemberView& m, typename CompactedLog<T>::Position logged);
+  // The holder index reads only a record's units (or there is none): a
+  // record rewritten with the same units changes nothing it counts.
+  static constexpr bool kUnitsOnlyHolders = std::is_same_v<typename HolderIndexOf<T>::type, HolderCounts<T>> ||
+                                            std::is_same_v<typename HolderIndexOf<T>::type, NoHolderCounts>;
+  void units_changed(const std::string& member_id);
   MemberView& add_member(MemberView m);
   void fence(const std::string& member_id, const std::string& reason);
   // Epoch -1, or -2 for a static member: it keeps its assignment, and the
@@ -241,6 +247,12 @@ class EpochGroup {
     // comparing the two (most members at most epochs of a large group).
     // A new target (set_target) or a new assignment clears it.
     bool at_target = false;
+    // Its logged current-assignment record holds its units as they are
+    // (write_current wrote them and nothing changed them since): the next
+    // write, at a new epoch, moves them over instead of copying them
+    // (rewrite_current). Cleared wherever a member's units change: a new
+    // step, a release of what it was revoking, put_member.
+    bool logged_units = false;
   };
   using MemberIndex = std::unordered_map<std::string_view, IndexedMember>;
   MemberIndex member_index_;

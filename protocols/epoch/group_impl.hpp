@@ -86,6 +86,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   }
   entry.answer.reset();  // put anew: its assignment may differ
   entry.at_target = false;
+  entry.logged_units = false;
   return it->second;
 }
 
@@ -166,7 +167,10 @@ template <class T>
 void EpochGroup<T>::append(Record<T> r, typename CompactedLog<T>::Position* position) {
   if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
   if (const auto* t = std::get_if<MemberTombstone>(&r))
-    if (IndexedMember* entry = indexed(t->member_id)) entry->logged = nullptr;  // the log drops its records
+    if (IndexedMember* entry = indexed(t->member_id)) {
+      entry->logged = nullptr;  // the log drops its records
+      entry->logged_units = false;
+    }
   log_.append(
       std::move(r), [this](const Record<T>& record, const Current* before) { count_holders(record, before); }, position);
   converged_.reset();
@@ -205,7 +209,31 @@ void EpochGroup<T>::write_member(const MemberView& m) {
 template <class T>
 void EpochGroup<T>::write_current(const MemberView& m) {
   IndexedMember* entry = indexed(m.member_id);
+  if constexpr (kUnitsOnlyHolders)
+    if (entry != nullptr && entry->logged_units && entry->logged != nullptr) return rewrite_current(m, entry->logged);
   append(CurrentAssignmentRecord<T>{m.member_id, m}, entry != nullptr ? &entry->logged : nullptr);
+  if (entry != nullptr) entry->logged_units = true;
+}
+
+// The member's record at its new epoch when its units are the logged
+// record's (most members at most epochs of a large group): the same record
+// as write_current's, its sets moved over from the one it replaces. Copying
+// them from the member and comparing the two for the holder counts read
+// both sets at every epoch of every member (issue 16).
+template <class T>
+void EpochGroup<T>::rewrite_current(const MemberView& m, typename CompactedLog<T>::Position logged) {
+  const Record<T>& r = log_.rewrite_current(logged, [&m](Current& c) {
+    c.epoch = m.epoch;
+    c.previous_epoch = m.previous_epoch;
+    c.state = m.state;
+  });
+  if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
+  converged_.reset();
+}
+
+template <class T>
+void EpochGroup<T>::units_changed(const std::string& member_id) {
+  if (IndexedMember* entry = indexed(member_id)) entry->logged_units = false;
 }
 
 template <class T>
@@ -297,6 +325,7 @@ void EpochGroup<T>::leave(const std::string& member_id, bool static_leave) {
     m.previous_epoch = m.epoch;
     m.epoch = kStaticLeaveEpoch;
     m.revoking = {};
+    units_changed(m.member_id);
     write_current(m);
     emit("member-left-static", {{"member", m.client_id}, {"member-id", m.member_id}});
     return;
@@ -386,6 +415,7 @@ void EpochGroup<T>::reconcile(MemberView& m, const std::optional<Owned>& owned) 
     case MemberState::UnrevokedPartitions:
       if (owns_any<T>(owned, m.revoking)) return;
       m.revoking = {};  // released: free for their new owners
+      units_changed(m.member_id);
       cancel_rebalance(m.member_id);
       next_assignment(m, owned);
       return;
@@ -412,6 +442,7 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
     // Most members at a new epoch: the step's answer is their own
     // assignment, moved in place instead of copied and compared (issue 16).
     if (entry != nullptr && !delayed) entry->at_target = true;
+    if (entry != nullptr && !T::empty(current.revoking)) entry->logged_units = false;  // settle_at drops them
     if (epoch::settle_at(current, effective_target_epoch())) write_current(m);
     return;
   }
@@ -433,6 +464,7 @@ void EpochGroup<T>::next_assignment(MemberView& m, const std::optional<Owned>& o
   if (entry != nullptr) {  // the assignment may have moved
     entry->answer.reset();
     entry->at_target = false;
+    entry->logged_units = false;
   }
   write_current(m);
 }

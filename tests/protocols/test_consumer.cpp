@@ -52,6 +52,25 @@ std::string after_c_joins(const std::vector<std::string>& rest) {
   return testing::joined(all);
 }
 
+// One heartbeat straight to the coordinator (no network), its answer.
+protocols::consumer::HeartbeatResponse heartbeat(protocols::consumer::ConsumerCoordinator& c, const std::string& client,
+                                                 const std::string& id, int epoch,
+                                                 std::optional<std::vector<protocols::TopicPartition>> owned,
+                                                 std::vector<std::string> topics,
+                                                 std::optional<std::string> instance = std::nullopt) {
+  protocols::consumer::HeartbeatRequest req;
+  req.member_id = id;
+  req.member_epoch = epoch;
+  req.client_id = client;
+  req.instance_id = std::move(instance);
+  req.topics = std::move(topics);
+  req.owned = std::move(owned);
+  req.rebalance_timeout = std::chrono::seconds(300);
+  protocols::consumer::HeartbeatResponse answer;
+  c.handle_heartbeat(req, [&](protocols::consumer::HeartbeatResponse r) { answer = std::move(r); });
+  return answer;
+}
+
 }  // namespace
 
 TEST_SUITE("protocols") {
@@ -312,15 +331,7 @@ TEST_CASE("consumer: answers share the member's assignment list until it changes
   ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
   auto beat = [&](const std::string& client, const std::string& id, int epoch,
                   std::optional<std::vector<TopicPartition>> owned, std::vector<std::string> topics = {"T"}) {
-    HeartbeatRequest req;
-    req.member_id = id;
-    req.member_epoch = epoch;
-    req.client_id = client;
-    req.topics = topics;
-    req.owned = std::move(owned);
-    req.rebalance_timeout = std::chrono::seconds(300);
-    HeartbeatResponse answer;
-    c.handle_heartbeat(req, [&](HeartbeatResponse r) { answer = std::move(r); });
+    const HeartbeatResponse answer = heartbeat(c, client, id, epoch, std::move(owned), std::move(topics));
     REQUIRE(answer.error == Error::None);
     // Whatever was shared: the member's assignment as the coordinator has it.
     const auto& m = c.state().members.at(answer.member_id);
@@ -368,6 +379,85 @@ TEST_CASE("consumer: answers share the member's assignment list until it changes
   CHECK_FALSE(copy.is(a5.assignment));
   CHECK(SharedList<TopicPartition>() == SharedList<TopicPartition>(std::vector<TopicPartition>{}));
   CHECK_FALSE(copy == SharedList<TopicPartition>());
+}
+
+// A member's current-assignment record at a new epoch with nothing moved is
+// written again with its units moved over from the record it replaces
+// (EpochGroup::rewrite_current); wherever its units changed in between (a
+// step, a release of what it was revoking, a static leave) the record is
+// written from the member. At every heartbeat the log replays to the
+// group, and its live records stay bounded by the group's size.
+TEST_CASE("consumer: records at a new epoch keep their units; the log replays to the group at every step") {
+  using namespace protocols::consumer;
+  using protocols::TopicPartition;
+  Kernel kernel;
+  Trace trace;
+  const Metadata cluster{{"T", 6}, {"U", 1}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  int steps = 0;
+  auto replays = [&] {
+    ++steps;
+    CAPTURE(steps);
+    CHECK(protocols::epoch::image_difference(c.state(), protocols::epoch::replay(c.log())) == "");
+    CHECK(c.log().size() <= 2 + 3 * c.state().members.size() + 2);
+  };
+  auto beat = [&](const std::string& client, const std::string& id, int epoch,
+                  std::optional<std::vector<TopicPartition>> owned, std::vector<std::string> topics = {"T"},
+                  std::optional<std::string> instance = std::nullopt) {
+    const HeartbeatResponse answer = heartbeat(c, client, id, epoch, std::move(owned), std::move(topics), std::move(instance));
+    REQUIRE(answer.error == Error::None);
+    replays();
+    return answer;
+  };
+  auto logged = [&](const std::string& id) {
+    for (const auto& r : c.log())
+      if (const auto* x = std::get_if<protocols::epoch::CurrentAssignmentRecord<Partitions>>(&r); x && x->member_id == id)
+        return x->current;
+    FAIL("no current-assignment record for " << id);
+    return protocols::epoch::CurrentAssignment<Partitions::Assignment>{};
+  };
+  const auto a = beat("A", "", 0, std::vector<TopicPartition>{});
+  const auto a1 = beat("A", a.member_id, a.member_epoch, a.assignment.get());
+  // B joins: A revokes half (a record with units to revoke), then releases
+  // them (the same assigned units, nothing left to revoke).
+  const auto b = beat("B", "", 0, std::vector<TopicPartition>{});
+  const auto a2 = beat("A", a.member_id, a1.member_epoch, std::nullopt);
+  CHECK(logged(a.member_id).revoking.size() == 3);
+  const auto a3 = beat("A", a.member_id, a2.member_epoch, a2.assignment.get());
+  CHECK(a3.member_epoch > a2.member_epoch);
+  CHECK(logged(a.member_id).revoking.empty());
+  CHECK(logged(a.member_id).assigned.size() == 3);
+  const auto b1 = beat("B", b.member_id, b.member_epoch, std::vector<TopicPartition>{});
+  const auto b2 = beat("B", b.member_id, b1.member_epoch, b1.assignment.get());
+  // New epochs that move nothing of A's or B's (C and D read another
+  // topic): the records move on to each new epoch with the same units.
+  const auto cc = beat("C", "", 0, std::vector<TopicPartition>{}, {"U"}, std::string("c"));
+  const auto a4 = beat("A", a.member_id, a3.member_epoch, std::nullopt);
+  CHECK(a4.member_epoch > a3.member_epoch);
+  CHECK(logged(a.member_id).epoch == a4.member_epoch);
+  CHECK(logged(a.member_id).previous_epoch == a3.member_epoch);
+  CHECK(logged(a.member_id).assigned.size() == 3);
+  // C, static, leaves (epoch -2: its record keeps its units at that epoch)
+  // and comes back under a new member id: the group is where it was.
+  const auto c1 = beat("C", cc.member_id, cc.member_epoch, cc.assignment.get(), {"U"}, std::string("c"));
+  const auto c2 = beat("C", cc.member_id, -2, std::nullopt, {"U"}, std::string("c"));
+  const auto c3 = beat("C", "", 0, std::vector<TopicPartition>{}, {"U"}, std::string("c"));
+  CHECK(c3.assignment.get() == std::vector<TopicPartition>{{"U", 0}});
+  // E reads T too: A's and B's targets change while their records are
+  // current; the steps write them from the members again.
+  const auto e = beat("E", "", 0, std::vector<TopicPartition>{});
+  const auto a5 = beat("A", a.member_id, a4.member_epoch, std::nullopt);
+  const auto b3 = beat("B", b.member_id, b2.member_epoch, std::nullopt);
+  const auto a6 = beat("A", a.member_id, a5.member_epoch, a5.assignment.get());
+  const auto b4 = beat("B", b.member_id, b3.member_epoch, b3.assignment.get());
+  const auto e1 = beat("E", e.member_id, e.member_epoch, std::vector<TopicPartition>{});
+  const auto e2 = beat("E", e.member_id, e1.member_epoch, e1.assignment.get());
+  CHECK(a6.assignment.size() + b4.assignment.size() + e2.assignment.size() == 6);
+  CHECK(logged(a.member_id).assigned.size() == a6.assignment.size());
+  CHECK(steps == 19);
+  (void)c1;
+  (void)c2;
 }
 
 // Members subscribing alike share one interned list (a group on 1,000
