@@ -50,7 +50,7 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
   const bool answer = ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
                       (ev.kind == "heartbeat" && error != nullptr && *error != "NONE");
   // One lookup for the member's epoch and its answers.
-  Tracked* tracked = answer || ev.kind == "start" ? &tracked_[ev.actor] : nullptr;
+  Tracked* tracked = answer || ev.kind == "start" ? &this->tracked(ev) : nullptr;
   if (tracked != nullptr) check_member_epoch(ev, *tracked);
   check_process_copies(ev);
   track_impairment(ev);
@@ -61,6 +61,14 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
     trim(answers, [oldest](Time t) { return t < oldest; });
     unanswered_.erase(ev.actor);  // an answer after a zombie's end puts its bound after that end
   }
+}
+
+InvariantChecker::Tracked& InvariantChecker::tracked(const TraceEvent& ev) {
+  if (ev.actor_slot == kNoActorSlot) return tracked_[ev.actor];
+  if (ev.actor_slot >= tracked_by_slot_.size()) tracked_by_slot_.resize(std::size_t{ev.actor_slot} + 1, nullptr);
+  Tracked*& t = tracked_by_slot_[ev.actor_slot];
+  if (t == nullptr) t = &tracked_[ev.actor];
+  return *t;
 }
 
 // Under its own rebalance protocol, or the run's. Looked up only for a

@@ -12,6 +12,7 @@ MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std
       network_(network),
       trace_(trace),
       name_(std::move(name)),
+      slot_(trace_.actor_slot(name_)),
       node_(node ? *node : network_.add_node(name_)),
       pause_timer_(kernel),
       locate_timer_(kernel),
@@ -21,11 +22,11 @@ MemberProcess::MemberProcess(Kernel& kernel, Network& network, Trace& trace, std
 }
 
 void MemberProcess::emit(std::string kind, std::vector<TraceField> fields) {
-  trace_.emit(kernel_.now(), name_, std::move(kind), std::move(fields));
+  trace_.emit(kernel_.now(), name_, std::move(kind), std::move(fields), slot_);
 }
 
 void MemberProcess::emit_routine(std::string kind, std::vector<TraceField> fields) {
-  trace_.emit_routine(kernel_.now(), name_, std::move(kind), std::move(fields));
+  trace_.emit_routine(kernel_.now(), name_, std::move(kind), std::move(fields), slot_);
 }
 
 void MemberProcess::on_message(Callback handler) {

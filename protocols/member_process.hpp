@@ -128,6 +128,7 @@ class MemberProcess {
   Network& network_;
   Trace& trace_;
   std::string name_;
+  std::uint32_t slot_;  // name_'s number in trace_ (observers index by it)
   NodeId node_;
   bool paused_ = false;
   bool coordinator_unknown_ = false;

@@ -32,6 +32,10 @@ void Trace::observe(TraceObserver* observer, bool keep_events) {
   if (!keep_events_) events_ = {};
 }
 
+std::uint32_t Trace::actor_slot(const std::string& actor) {
+  return actor_slots_.try_emplace(actor, static_cast<std::uint32_t>(actor_slots_.size())).first->second;
+}
+
 void Trace::emit(TraceEvent ev) {
   if (observer_) observer_->observe(ev);
   if (keep_events_) events_.push_back(std::move(ev));
