@@ -165,23 +165,27 @@ Partitions::Assignment as_assignment(const std::vector<TopicPartition>& list) {
 }  // namespace
 
 // Members in the coordinator's iteration order, each with its current
-// target. Members and targets are both keyed by member id: one walk of the
-// two maps instead of two lookups per member.
-std::vector<std::pair<const ConsumerCoordinator::MemberView*, const Partitions::Assignment*>>
-ConsumerCoordinator::in_iteration_order() const {
-  std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> by_id;
+// target and that target's kept list. Members, targets and lists are all
+// keyed by member id: one walk of the three maps instead of lookups per
+// member.
+std::vector<ConsumerCoordinator::Listed> ConsumerCoordinator::in_iteration_order() const {
+  std::vector<Listed> by_id;
   std::vector<std::int32_t> hashes;
   by_id.reserve(state_.members.size());
   hashes.reserve(state_.members.size());
   auto target = state_.target.begin();
+  auto list = target_lists().begin();
   for (const auto& [id, m] : state_.members) {
     int order = 1;  // of the target's id against the member's: one comparison a step
     while (target != state_.target.end() && (order = target->first.compare(id)) < 0) ++target;
     const bool has_target = target != state_.target.end() && order == 0;
-    by_id.emplace_back(&m, has_target ? &target->second : nullptr);
+    int list_order = 1;
+    while (list != target_lists().end() && (list_order = list->first.compare(id)) < 0) ++list;
+    const bool has_list = list != target_lists().end() && list_order == 0;
+    by_id.push_back({&m, has_target ? &target->second : nullptr, has_target && has_list ? &list->second : nullptr});
     hashes.push_back(java::string_hash(id));
   }
-  std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> out;
+  std::vector<Listed> out;
   out.reserve(by_id.size());
   for (auto i : java::iteration_order(hashes, java::capacity_for(by_id.size()))) out.push_back(by_id[i]);
   return out;
@@ -194,7 +198,7 @@ GroupSnapshot ConsumerCoordinator::snapshot() const {
   g.generation = state_.group_epoch;  // the epoch the target is computed for
   const auto members = in_iteration_order();
   g.members.reserve(members.size());
-  for (const auto& [m, current_target] : members) {
+  for (const auto& [m, current_target, list] : members) {
     MemberSubscription s;
     s.member_id = m->member_id;
     s.instance_id = m->instance_id;
@@ -236,7 +240,7 @@ GroupSpec ConsumerCoordinator::spec() {
   decltype(resolved_.handles) used;  // the handles this spec holds: the rest are dropped
   const TopicNames* last = nullptr;
   ResolvedTopics::Handles handles;
-  for (const auto& [m, current_target] : members) {
+  for (const auto& [m, current_target, list] : members) {
     if (last == nullptr || !(*last == m->topics)) {
       auto names = existing(m->topics, cluster_);
       for (const auto& t : *names) partitions_by_topic.emplace(t, cluster_.at(t));
@@ -252,7 +256,7 @@ GroupSpec ConsumerCoordinator::spec() {
     last = &m->topics;
     GroupSpec::Member s{m->member_id, m->instance_id, handles, nullptr};
     if (current_target != nullptr && !current_target->empty())
-      s.assignment = std::make_shared<const std::vector<TopicPartition>>(as_list(*current_target));
+      s.assignment = (list != nullptr ? *list : keep_target_list(m->member_id, *current_target)).shared();
     spec.members.push_back(std::move(s));
   }
   if (resolved_.metadata == nullptr || partitions_by_topic != resolved_.partitions_by_topic) {

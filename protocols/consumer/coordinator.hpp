@@ -61,7 +61,14 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   std::optional<Targets> assign() override;
   // The members in the coordinator's iteration order, each with its current
   // target (null: none yet).
-  std::vector<std::pair<const MemberView*, const Partitions::Assignment*>> in_iteration_order() const;
+  // A member, its current target (null: none) and that target's kept list
+  // (null: not kept).
+  struct Listed {
+    const MemberView* member;
+    const Partitions::Assignment* target;
+    const epoch::SharedList<TopicPartition>* target_list;
+  };
+  std::vector<Listed> in_iteration_order() const;
   GroupSnapshot snapshot() const;  // for an assignor that takes a snapshot (a plug-in)
   GroupSpec spec();                // for a built-in server assignor
   // A subscription as a shared list: one per distinct list of names.

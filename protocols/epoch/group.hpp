@@ -19,6 +19,7 @@
 #include "sim/trace.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,8 @@ class EpochGroup {
   std::vector<Record<T>> log() const { return log_.records(); }  // compacted, as Kafka keeps it
   void replay(const std::vector<Record<T>>& log);
   const GroupImage<T>& state() const { return state_; }
+  using TargetLists = std::map<std::string, SharedList<Unit>, std::less<>>;
+  const TargetLists& target_lists() const { return target_lists_; }  // see keep_target_list
   std::uint64_t next_member_number() const { return next_member_number_; }
   void continue_member_numbers(std::uint64_t n) { next_member_number_ = n; }
   // Where the records go as Kafka writes them (`run --records`; none: not
@@ -153,6 +156,13 @@ class EpochGroup {
   const MemberView* find_member(std::string_view member_id) const;
   const Assignment* find_target(std::string_view member_id) const;
   MemberView& member_at(const std::string& member_id);  // std::out_of_range when absent, as map::at
+  // Members' targets as the lists an assignor is given (T::units), in
+  // member-id order, so that a walk of state_.target can walk them beside
+  // it: each built once per change of its target (keep_target_list) and
+  // dropped by set_target and erase_target. Every new target epoch hands
+  // each member's target to the assignor again; copying each into a new
+  // list was a tenth of a 10,000-member group's rolling bounce (issue 16).
+  const SharedList<Unit>& keep_target_list(const std::string& member_id, const Assignment& target);
   // Whether the metadata the group epoch recorded differs from the
   // cluster's, as `differs` (a function of the two) finds: asked again only
   // once the recorded metadata was set or the cluster's count moved since
@@ -270,6 +280,7 @@ class EpochGroup {
   NameList client_names_;
   void drop_client_name(Name client);
   std::unordered_map<std::string_view, Assignment*> target_index_;
+  TargetLists target_lists_;  // kept by set_target, erase_target and reindex
 };
 
 }  // namespace rsim::protocols::epoch

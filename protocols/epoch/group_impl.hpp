@@ -127,12 +127,20 @@ typename EpochGroup<T>::Assignment& EpochGroup<T>::set_target(const std::string&
   Assignment& slot = target_slot(member_id);
   slot = std::move(target);
   if (const auto it = member_index_.find(member_id); it != member_index_.end()) it->second.at_target = false;
+  target_lists_.erase(member_id);
   return slot;
 }
 
 template <class T>
 void EpochGroup<T>::erase_target(const std::string& member_id) {
   group_detail::erase_indexed(state_.target, target_index_, member_id);
+  target_lists_.erase(member_id);
+}
+
+template <class T>
+const SharedList<typename EpochGroup<T>::Unit>& EpochGroup<T>::keep_target_list(const std::string& member_id,
+                                                                             const Assignment& target) {
+  return target_lists_.insert_or_assign(member_id, SharedList<Unit>(T::units(target))).first->second;
 }
 
 template <class T>
@@ -140,6 +148,7 @@ void EpochGroup<T>::reindex() {
   last_found_ = nullptr;
   member_index_.clear();
   target_index_.clear();
+  target_lists_.clear();
   client_names_.clear();
   for (auto& [id, m] : state_.members) {
     member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});  // timers found again when asked for

@@ -43,6 +43,8 @@ class SharedList {
   const Unit& operator[](std::size_t i) const { return get()[i]; }
   // The same list, not only an equal one: no unit is read.
   bool is(const SharedList& other) const { return units_ == other.units_; }
+  // The list behind its pointer (null: nothing), for what takes one.
+  const std::shared_ptr<const std::vector<Unit>>& shared() const { return units_; }
 
   friend bool operator==(const SharedList& a, const SharedList& b) { return a.is(b) || a.get() == b.get(); }
   friend bool operator==(const SharedList& a, const std::vector<Unit>& b) { return a.get() == b; }

@@ -386,7 +386,8 @@ TEST_CASE("consumer: answers share the member's assignment list until it changes
 // (EpochGroup::rewrite_current); wherever its units changed in between (a
 // step, a release of what it was revoking, a static leave) the record is
 // written from the member. At every heartbeat the log replays to the
-// group, and its live records stay bounded by the group's size.
+// group, and its live records stay bounded by the group's size; the lists
+// the assignor is given for the members' targets are the targets.
 TEST_CASE("consumer: records at a new epoch keep their units; the log replays to the group at every step") {
   using namespace protocols::consumer;
   using protocols::TopicPartition;
@@ -396,11 +397,19 @@ TEST_CASE("consumer: records at a new epoch keep their units; the log replays to
   const protocols::UniformAssignor assignor;
   ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
   int steps = 0;
+  std::size_t lists = 0;
   auto replays = [&] {
     ++steps;
     CAPTURE(steps);
     CHECK(protocols::epoch::image_difference(c.state(), protocols::epoch::replay(c.log())) == "");
     CHECK(c.log().size() <= 2 + 3 * c.state().members.size() + 2);
+    // The targets' kept lists (the assignor's view) are the targets.
+    for (const auto& [id, list] : c.target_lists()) {
+      CAPTURE(id);
+      REQUIRE(c.state().target.count(id) == 1);
+      CHECK(list.get() == as_list(c.state().target.at(id)));
+      ++lists;
+    }
   };
   auto beat = [&](const std::string& client, const std::string& id, int epoch,
                   std::optional<std::vector<TopicPartition>> owned, std::vector<std::string> topics = {"T"},
@@ -456,6 +465,7 @@ TEST_CASE("consumer: records at a new epoch keep their units; the log replays to
   CHECK(a6.assignment.size() + b4.assignment.size() + e2.assignment.size() == 6);
   CHECK(logged(a.member_id).assigned.size() == a6.assignment.size());
   CHECK(steps == 19);
+  CHECK(lists > 10);
   (void)c1;
   (void)c2;
 }
