@@ -260,8 +260,9 @@ class EpochGroup {
     // Its logged current-assignment record holds its units as they are
     // (write_current wrote them and nothing changed them since): the next
     // write, at a new epoch, moves them over instead of copying them
-    // (rewrite_current). Cleared wherever a member's units change: a new
-    // step, a release of what it was revoking, put_member.
+    // (rewrite_current). Cleared wherever a member's units may change: a
+    // step that moves something, a release of what it was revoking (its
+    // own, or settle_at's), a static leave, put_member, its tombstone.
     bool logged_units = false;
   };
   using MemberIndex = std::unordered_map<std::string_view, IndexedMember>;
