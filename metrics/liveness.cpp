@@ -64,25 +64,38 @@ Duration slowest(const scenario::Scenario& s, Duration base, bool revoke) {
   return d;
 }
 
+using Subscriptions = std::map<std::string, std::vector<std::string>>;  // member -> topics (or connectors)
+
+// What a member subscribes to: its topics; a Connect worker without topics
+// runs every connector.
+std::vector<std::string> subscription_of(const scenario::Scenario& s, const std::vector<std::string>& subscribe) {
+  if (!subscribe.empty() || s.connectors.empty()) return subscribe;
+  std::vector<std::string> all;
+  for (const auto& c : s.connectors) all.push_back(c.name);
+  return all;
+}
+
+// Every member's subscription when it starts (the scenario's members and
+// those that join later).
+Subscriptions starting_subscriptions(const scenario::Scenario& s) {
+  namespace sc = scenario;
+  Subscriptions out;
+  for (const auto& m : s.members) out[m.id] = subscription_of(s, m.subscribe);
+  for (const auto& ev : s.events) {
+    if (const auto* j = std::get_if<sc::Join>(&ev.action)) out[j->member.id] = subscription_of(s, j->member.subscribe);
+    if (const auto* so = std::get_if<sc::ScaleOut>(&ev.action))
+      for (const auto& id : so->ids) out[id] = subscription_of(s, so->subscribe);
+  }
+  return out;
+}
+
 // The resources the group must process once the faults are over: those of
 // the topics its live members subscribe to (a topic whose last subscriber is
 // gone has nobody to process it, in Kafka too).
 std::vector<std::string> required_resources(const scenario::Scenario& s, const scenario::RunResult& run) {
-  namespace sc = scenario;
-  std::map<std::string, std::vector<std::string>> subscribed;
-  auto topics = [&](const std::vector<std::string>& subscribe) {
-    if (!subscribe.empty() || s.connectors.empty()) return subscribe;
-    std::vector<std::string> all;
-    for (const auto& c : s.connectors) all.push_back(c.name);
-    return all;
-  };
-  for (const auto& m : s.members) subscribed[m.id] = topics(m.subscribe);
-  for (const auto& ev : s.events) {
-    if (const auto* j = std::get_if<sc::Join>(&ev.action)) subscribed[j->member.id] = topics(j->member.subscribe);
-    if (const auto* so = std::get_if<sc::ScaleOut>(&ev.action))
-      for (const auto& id : so->ids) subscribed[id] = topics(so->subscribe);
-    if (const auto* sub = std::get_if<sc::Subscribe>(&ev.action)) subscribed[sub->member] = sub->topics;
-  }
+  Subscriptions subscribed = starting_subscriptions(s);
+  for (const auto& ev : s.events)
+    if (const auto* sub = std::get_if<scenario::Subscribe>(&ev.action)) subscribed[sub->member] = sub->topics;
   std::set<std::string> alive;
   for (const auto& ev : run.trace.events()) {
     if (ev.kind == "start") alive.insert(ev.actor);
@@ -179,7 +192,73 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   return out;
 }
 
-// Kafka's other stall: a consumer group converted from a classic group
+// Kafka's stall of a changed subscription (KIP-345 with KIP-814). A static
+// member's new process that joins a Stable group replaces the old one and is
+// handed the stored assignment without a rebalance, even when it subscribes
+// to more than the old process had joined with: only a change of the
+// group's selected protocol rebalances (GroupMetadataManager.
+// updateStaticMemberThenRebalanceOrCompleteJoin). Its client sees nothing to
+// rejoin for: it joined with its current subscription (ConsumerCoordinator.
+// rejoinNeededOrPending compares joinedSubscription), and as a returning
+// leader it skips the assignment and takes the metadata it has now as the
+// assignment's snapshot (onLeaderElected). So the topics only it wants stay
+// unassigned until something else rebalances the group. The resources
+// nobody holds at the end whose topic no member of the last classic
+// generation had joined with and a static member replaced since subscribes
+// to. KIP-848 groups take the new subscription at the rejoin: not for them.
+std::set<std::string> uncovered_after_static_rejoin(const scenario::Scenario& s, const scenario::RunResult& run) {
+  std::set<std::string> out;
+  if (run.protocol == "consumer") return out;
+  Subscriptions subscribed = starting_subscriptions(s);
+  Subscriptions joined;                                   // member -> what its last JoinGroup carried
+  std::map<std::string, std::set<std::string>> held;     // member -> resources it holds
+  bool classic_generation = false;                       // the last boundary is a classic generation
+  std::optional<std::int64_t> generation;                // its number
+  std::set<std::string> covered;                         // what that generation's members had joined with
+  std::set<std::string> replaced_since;                  // static members replaced since it formed
+  for (const auto& ev : run.trace.events()) {
+    if (ev.actor == "coordinator") {
+      // A new coordinator that loads the same generation goes on with it.
+      if (ev.kind == "loaded" && classic_generation && ev.integer("generation") == generation) continue;
+      if (ev.kind == "generation" || ev.kind == "loaded" || ev.kind == "converted") {
+        classic_generation = ev.kind == "generation" && ev.find("leader") != nullptr;
+        generation = ev.integer("generation");
+        covered.clear();
+        replaced_since.clear();
+        if (const auto* members = classic_generation ? ev.list("members") : nullptr)
+          for (const auto& m : *members) covered.insert(joined[m].begin(), joined[m].end());
+      } else if (ev.kind == "member-replaced") {
+        if (const std::string* m = ev.text("member")) replaced_since.insert(*m);
+      }
+      continue;
+    }
+    if (ev.kind == "subscribe") {
+      if (const auto* topics = ev.list("topics")) subscribed[ev.actor].assign(topics->begin(), topics->end());
+    } else if (ev.kind == "join") {
+      joined[ev.actor] = subscribed[ev.actor];
+    } else if (ev.kind == "assigned") {
+      if (const auto* rs = ev.list("resources")) held[ev.actor].insert(rs->begin(), rs->end());
+    } else if (ev.kind == "revoked" || ev.kind == "lost") {
+      if (const auto* rs = ev.list("resources"))
+        for (const auto& r : *rs) held[ev.actor].erase(r);
+    } else if (ev.kind == "crash" || ev.kind == "stopped") {
+      held.erase(ev.actor);
+    }
+  }
+  if (!classic_generation) return out;
+  std::set<std::string> held_by_someone;
+  for (const auto& [m, rs] : held) held_by_someone.insert(rs.begin(), rs.end());
+  std::set<std::string> wanted;  // topics a replaced member wants that the generation does not cover
+  for (const auto& m : replaced_since)
+    for (const auto& topic : subscribed[m])
+      if (covered.count(topic) == 0) wanted.insert(topic);
+  const scenario::ResourceIndex index(s);
+  for (const auto& r : run.resources)
+    if (held_by_someone.count(r) == 0 && wanted.count(scenario::owner_of(index, r)) != 0) out.insert(r);
+  return out;
+}
+
+// Kafka's stall of a converted group: a consumer group converted from a classic group
 // notices new partitions only at a ConsumerGroupHeartbeat or a classic
 // member's JoinGroup (GroupMetadataManager: onNewMetadataImage only asks for
 // a metadata refresh, which those two paths do; a classic Heartbeat does
@@ -286,6 +365,7 @@ LivenessResult check_liveness(const scenario::Scenario& s, const scenario::RunRe
   std::vector<std::string> required = required_resources(s, run);
   std::set<std::string> stranded = stranded_by_static_restart(run.trace.events(), run.protocol);
   if (run.protocol != "consumer") stranded.merge(unnoticed_by_converted_group(run.trace.events()));
+  stranded.merge(uncovered_after_static_rejoin(s, run));
   std::erase_if(required, [&](const std::string& r) {
     if (stranded.count(r) == 0) return false;
     out.stranded.push_back(r);

@@ -37,8 +37,9 @@ struct LivenessResult {
   // ("unprocessed", "not stable", "joining", joined by '+').
   std::string shape;
   std::string skipped;             // why it was not checked, if it was not
-  // Resources excused from the check: left unassigned by Kafka's own stall
-  // (see stranded_by_static_restart in liveness.cpp).
+  // Resources excused from the check: left unassigned by one of Kafka's own
+  // stalls (a static restart, a static rejoin with a new subscription, a
+  // converted group's new partitions; see liveness.cpp).
   std::vector<std::string> stranded;
 };
 

@@ -539,6 +539,75 @@ events: [{at: 30s, restart: B, down: 10s}]
   CHECK(lost.stranded.empty());
 }
 
+TEST_CASE("liveness: a topic only a static member's new process subscribes to, in a Stable group, is Kafka's stall") {
+  // A (static) joins generation 1 with [T0]; it subscribes to T1 as well,
+  // its process ends before the coordinator sees that, and the new process
+  // replaces it in the Stable group: it gets its stored assignment without
+  // a rebalance and skips the assignment as the returning leader, so nobody
+  // assigns T1-0, in Kafka too. Not so when a member of the generation had
+  // joined with T1, when A kept its member id (a known member's changed
+  // subscription rebalances), or when a later generation formed.
+  const auto s = scenario::load_text(R"(
+name: stall
+duration: 20m
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000, max.poll.interval.ms: 20000, metadata.max.age.ms: 30000, request.timeout.ms: 10000}
+topics: [{name: T0, partitions: 1}, {name: T1, partitions: 1}]
+members: [{id: A, subscribe: [T0], instance-id: i-A}]
+events: [{at: 30s, subscribe: A, topics: [T0, T1]}, {at: 31s, bounce: A, down: 10s}]
+)", "stall.yaml");
+  struct Variant {
+    bool replaced = true;
+    bool joined_with_t1 = false;
+    std::int64_t loaded_generation = 1;  // the generation a failover's coordinator loads (0: no failover)
+  };
+  auto run_with = [&](Variant v, const std::string& protocol = "eager") {
+    scenario::RunResult run;
+    run.protocol = protocol;
+    run.resources = {"T0-0", "T1-0"};
+    run.end = time_at(20min);
+    auto& t = run.trace;
+    const std::vector<std::string> a{"A"};
+    const std::vector<std::string> both_topics{"T0", "T1"};
+    t.emit(time_at(0s), "A", "start");
+    if (v.joined_with_t1) t.emit(time_at(0s), "A", "subscribe", {{"topics", both_topics}});
+    t.emit(time_at(0s), "A", "join");
+    t.emit(time_at(1s), "coordinator", "generation",
+           {{"generation", std::int64_t{1}}, {"leader", std::string("A")}, {"members", a}});
+    t.emit(time_at(1s), "coordinator", "state", {{"to", std::string("Stable")}});
+    t.emit(time_at(1s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T0-0"}}});
+    t.emit(time_at(1s), "A", "ready", {{"resources", std::vector<std::string>{"T0-0"}}});
+    t.emit(time_at(30s), "A", "subscribe", {{"topics", both_topics}});
+    t.emit(time_at(31s), "A", "crash", {{"resources", std::vector<std::string>{"T0-0"}}});
+    if (v.loaded_generation != 0)
+      t.emit(time_at(35s), "coordinator", "loaded", {{"generation", std::int64_t{v.loaded_generation}}, {"state", std::string("Stable")}, {"members", a}});
+    t.emit(time_at(41s), "A", "start");
+    t.emit(time_at(41s), "A", "join");
+    if (v.replaced) t.emit(time_at(41s), "coordinator", "member-replaced", {{"member", std::string("A")}});
+    t.emit(time_at(41s), "A", "joined", {{"member-id", std::string("A-2")}, {"generation", std::int64_t{1}}});
+    t.emit(time_at(41s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T0-0"}}});
+    t.emit(time_at(41s), "A", "ready", {{"resources", std::vector<std::string>{"T0-0"}}});
+    return metrics::check_liveness(s, run);
+  };
+  for (const std::string protocol : {"eager", "cooperative", "connect"}) {
+    CAPTURE(protocol);
+    const auto stall = run_with({}, protocol);
+    CHECK_FALSE(stall.finding);
+    CHECK(stall.stranded == std::vector<std::string>{"T1-0"});
+    CHECK(run_with({.loaded_generation = 0}, protocol).stranded == std::vector<std::string>{"T1-0"});
+  }
+  const auto kept = run_with({.replaced = false});
+  REQUIRE(kept.finding);
+  CHECK(kept.shape == "unprocessed");
+  CHECK(kept.stranded.empty());
+  // Generation 1's assignment was made with T1 in the subscription: T1-0
+  // should be someone's.
+  CHECK(run_with({.joined_with_t1 = true}).finding);
+  // A new coordinator that loads another generation than the last formed.
+  CHECK(run_with({.loaded_generation = 2}).finding);
+  // KIP-848 groups take the new subscription at the rejoin.
+  CHECK(run_with({}, "consumer").finding);
+}
+
 TEST_CASE("invariants: zombie bounds checked as the run goes agree with a check of the whole run at its end") {
   // 100 random traces of 2,000 events: the checker forgets impairments and
   // answers no bound can need any more and checks each zombie once the

@@ -29,7 +29,7 @@ struct Verdict {
   int generations_reissued = 0;   // Kafka's behaviour after a failover
   std::int64_t settle_us = -1;    // faults' end to settled; -1: liveness not checked
   std::string liveness_skipped;   // why not, if not
-  int stranded = 0;               // resources left unassigned by Kafka's static-restart stall
+  int stranded = 0;               // resources left unassigned by Kafka's own stalls (liveness.hpp)
   std::uint64_t events = 0;
 
   bool failed() const { return kind != "ok"; }
