@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -124,12 +125,18 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
 // until some other cause rebalances the group. The same happens when the
 // static member is kept in the generation without rejoining (stuck in a
 // batch: no LeaveGroup from a static member) and loses its partitions at the
-// poll timeout afterwards. The resources this left unassigned at the end of
-// the run: nobody holds them; their last holder let them go without a
-// cooperative revocation (its process ended, a clean stop, which revokes
-// first, or they were lost), it is in the last generation of the classic
-// group, and it was replaced after that, with nothing since (no generation,
-// failover or conversion). Eager assignors withhold
+// poll timeout afterwards, and when the owner did revoke them but the
+// JoinGroup that asks for the follow-up never reached the coordinator (lost
+// on the way, its retry due only after the request timeout) before its
+// process ended. The resources this left unassigned at the end of the run:
+// nobody holds them; their last holder let them go without a cooperative
+// revocation (its process ended, a clean stop, which revokes first, or they
+// were lost), or revoked them in this generation, sent the JoinGroup asking
+// for the follow-up and was replaced since; it
+// is in the last generation of the classic group, and it was replaced after
+// that, with nothing since (no generation, failover or conversion). (A
+// follow-up JoinGroup that arrives starts a rebalance, so a last generation
+// formed before it means none arrived.) Eager assignors withhold
 // nothing, and KIP-848 groups do not work this way: not for them.
 std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& trace, const std::string& protocol) {
   std::set<std::string> out;
@@ -147,9 +154,22 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   bool classic_generation = false;                       // the last boundary is a classic generation, formed at:
   std::set<std::string> generation_members;
   std::set<std::string> replaced_since;                  // static members replaced since it formed
+  // member -> what it revoked since it formed, before / after the JoinGroup asking for the follow-up
+  std::map<std::string, std::set<std::string>> revoked_unasked, revoked_asked;
   auto release = [&](const std::string& m, const NameList& rs, bool at_end) {
-    for (const auto& r : rs)
-      if (holders[r].erase(m) != 0 && at_end) let_go_at_end.insert(r);
+    for (const auto& r : rs) {
+      if (holders[r].erase(m) == 0) continue;
+      if (at_end) let_go_at_end.insert(r);
+      else revoked_unasked[m].insert(r);
+    }
+  };
+  // A replaced member's follow-up JoinGroup will never come.
+  auto replaced = [&](const std::string& m) {
+    replaced_since.insert(m);
+    for (const auto& r : revoked_asked[m])
+      if (holders[r].empty()) let_go_at_end.insert(r);
+    revoked_asked.erase(m);
+    revoked_unasked.erase(m);
   };
   for (const auto& ev : trace) {
     if (ev.actor == "coordinator") {
@@ -157,11 +177,13 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
         classic_generation = false;
         generation_members.clear();
         replaced_since.clear();
+        revoked_unasked.clear();
+        revoked_asked.clear();
         if (ev.kind != "generation" || ev.find("leader") == nullptr) continue;  // not a classic generation
         classic_generation = true;
         if (const auto* members = ev.list("members")) generation_members.insert(members->begin(), members->end());
       } else if (ev.kind == "member-replaced") {
-        if (const std::string* m = ev.text("member")) replaced_since.insert(*m);
+        if (const std::string* m = ev.text("member")) replaced(*m);
       }
       continue;
     }
@@ -172,6 +194,8 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
           last_holder[r] = ev.actor;
           let_go_at_end.erase(r);
         }
+    } else if (ev.kind == "join") {
+      revoked_asked[ev.actor].merge(revoked_unasked[ev.actor]);
     } else if (ev.kind == "leave") {
       leaving.insert(ev.actor);
     } else if (ev.kind == "start") {
@@ -210,6 +234,12 @@ std::set<std::string> uncovered_after_static_rejoin(const scenario::Scenario& s,
   std::set<std::string> out;
   if (run.protocol == "consumer") return out;
   Subscriptions subscribed = starting_subscriptions(s);
+  // The scenario's subscription changes, each member's in order: a member
+  // that is down when its change comes traces nothing, and its next process
+  // starts with the new subscription.
+  std::map<std::string, std::deque<std::vector<std::string>>> changes;
+  for (const auto& ev : s.events)
+    if (const auto* sub = std::get_if<scenario::Subscribe>(&ev.action)) changes[sub->member].push_back(sub->topics);
   Subscriptions joined;                                   // member -> what its last JoinGroup carried
   std::map<std::string, std::set<std::string>> held;     // member -> resources it holds
   bool classic_generation = false;                       // the last boundary is a classic generation
@@ -226,13 +256,25 @@ std::set<std::string> uncovered_after_static_rejoin(const scenario::Scenario& s,
         covered.clear();
         replaced_since.clear();
         if (const auto* members = classic_generation ? ev.list("members") : nullptr)
-          for (const auto& m : *members) covered.insert(joined[m].begin(), joined[m].end());
+          for (const auto& m : *members) {
+            // A member placed in the group by an initial assignment never joined.
+            const auto& topics = joined.count(m) != 0 ? joined[m] : subscribed[m];
+            covered.insert(topics.begin(), topics.end());
+          }
       } else if (ev.kind == "member-replaced") {
         if (const std::string* m = ev.text("member")) replaced_since.insert(*m);
       }
       continue;
     }
-    if (ev.kind == "subscribe") {
+    if (ev.actor == "scenario") {
+      const std::string* action = ev.text("action");
+      const std::string* member = ev.text("member");
+      if (ev.kind != "disruption" || action == nullptr || *action != "subscribe" || member == nullptr) continue;
+      if (auto& queue = changes[*member]; !queue.empty()) {
+        subscribed[*member] = std::move(queue.front());
+        queue.pop_front();
+      }
+    } else if (ev.kind == "subscribe") {
       if (const auto* topics = ev.list("topics")) subscribed[ev.actor].assign(topics->begin(), topics->end());
     } else if (ev.kind == "join") {
       joined[ev.actor] = subscribed[ev.actor];

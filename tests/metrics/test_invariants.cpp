@@ -500,13 +500,21 @@ topics: [{name: T, partitions: 2}]
 members: [{id: A, subscribe: [T]}, {id: B, subscribe: [T], instance-id: i-B}]
 events: [{at: 30s, restart: B, down: 10s}]
 )", "stall.yaml");
-  auto run_with = [&](bool replaced) {
+  // How B lets T-1 go: its process stops (a clean stop revokes first)
+  // after it joined generation 2; or, in generation 2, it revokes T-1 for
+  // the leader and asks for the follow-up rebalance, whose JoinGroup is lost
+  // before its process stops (or never asks: not Kafka); or it revoked T-1
+  // in generation 1 and the follow-up formed generation 2 (so the leader had
+  // T-1 to give).
+  enum class LetGo { StopAfterJoin, RevokeThenStop, RevokeNoJoin, RevokedBefore };
+  auto run_with = [&](bool replaced, LetGo how = LetGo::StopAfterJoin) {
     scenario::RunResult run;
     run.protocol = "cooperative";
     run.resources = {"T-0", "T-1"};
     run.end = time_at(20min);
     auto& t = run.trace;
     const std::vector<std::string> both{"A", "B"};
+    const std::vector<std::string> t1{"T-1"};
     t.emit(time_at(0s), "A", "start");
     t.emit(time_at(0s), "B", "start");
     t.emit(time_at(1s), "coordinator", "generation",
@@ -514,15 +522,29 @@ events: [{at: 30s, restart: B, down: 10s}]
     t.emit(time_at(1s), "coordinator", "state", {{"to", std::string("Stable")}});
     t.emit(time_at(1s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-0"}}});
     t.emit(time_at(1s), "A", "ready", {{"resources", std::vector<std::string>{"T-0"}}});
-    t.emit(time_at(1s), "B", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T-1"}}});
-    t.emit(time_at(1s), "B", "ready", {{"resources", std::vector<std::string>{"T-1"}}});
-    t.emit(time_at(29s), "B", "join");
-    t.emit(time_at(30s), "B", "leave");
-    t.emit(time_at(30s), "B", "revoked", {{"resources", std::vector<std::string>{"T-1"}}});
-    t.emit(time_at(30s), "B", "stopped");
+    t.emit(time_at(1s), "B", "assigned", {{"generation", std::int64_t{1}}, {"resources", t1}});
+    t.emit(time_at(1s), "B", "ready", {{"resources", t1}});
+    if (how == LetGo::RevokedBefore) {
+      t.emit(time_at(20s), "B", "revoking", {{"resources", t1}});
+      t.emit(time_at(20s), "B", "revoked", {{"resources", t1}});
+      t.emit(time_at(20s), "B", "join");
+    }
+    if (how == LetGo::StopAfterJoin) {
+      t.emit(time_at(29s), "B", "join");
+      t.emit(time_at(30s), "B", "leave");
+      t.emit(time_at(30s), "B", "revoked", {{"resources", t1}});
+      t.emit(time_at(30s), "B", "stopped");
+    }
     t.emit(time_at(35s), "coordinator", "generation",
            {{"generation", std::int64_t{2}}, {"leader", std::string("A")}, {"members", both}});
     t.emit(time_at(35s), "coordinator", "state", {{"to", std::string("Stable")}});
+    if (how == LetGo::RevokeThenStop || how == LetGo::RevokeNoJoin) {
+      t.emit(time_at(36s), "B", "revoking", {{"resources", t1}});
+      t.emit(time_at(36s), "B", "revoked", {{"resources", t1}});
+      if (how == LetGo::RevokeThenStop) t.emit(time_at(36s), "B", "join");
+      t.emit(time_at(38s), "B", "leave");
+      t.emit(time_at(38s), "B", "stopped");
+    }
     t.emit(time_at(40s), "B", "start");
     if (replaced) t.emit(time_at(40s), "coordinator", "member-replaced", {{"member", std::string("B")}});
     t.emit(time_at(40s), "B", "joined", {{"member-id", std::string("B-3")}, {"generation", std::int64_t{2}}});
@@ -537,6 +559,18 @@ events: [{at: 30s, restart: B, down: 10s}]
   REQUIRE(lost.finding);
   CHECK(lost.shape == "unprocessed");
   CHECK(lost.stranded.empty());
+  // The follow-up JoinGroup never came: the same stall.
+  const auto follow_up_lost = run_with(true, LetGo::RevokeThenStop);
+  CHECK_FALSE(follow_up_lost.finding);
+  CHECK(follow_up_lost.stranded == std::vector<std::string>{"T-1"});
+  CHECK(run_with(false, LetGo::RevokeThenStop).finding);
+  // A member that revokes and never asks for the follow-up is not Kafka.
+  CHECK(run_with(true, LetGo::RevokeNoJoin).finding);
+  // The follow-up came (generation 2 formed after the revocation): the
+  // leader had T-1 to give, nothing excuses it.
+  const auto before = run_with(true, LetGo::RevokedBefore);
+  CHECK(before.finding);
+  CHECK(before.stranded.empty());
 }
 
 TEST_CASE("liveness: a topic only a static member's new process subscribes to, in a Stable group, is Kafka's stall") {
@@ -559,6 +593,7 @@ events: [{at: 30s, subscribe: A, topics: [T0, T1]}, {at: 31s, bounce: A, down: 1
     bool replaced = true;
     bool joined_with_t1 = false;
     std::int64_t loaded_generation = 1;  // the generation a failover's coordinator loads (0: no failover)
+    bool changed_while_down = false;     // the scenario changes A's subscription while A is down
   };
   auto run_with = [&](Variant v, const std::string& protocol = "eager") {
     scenario::RunResult run;
@@ -576,8 +611,13 @@ events: [{at: 30s, subscribe: A, topics: [T0, T1]}, {at: 31s, bounce: A, down: 1
     t.emit(time_at(1s), "coordinator", "state", {{"to", std::string("Stable")}});
     t.emit(time_at(1s), "A", "assigned", {{"generation", std::int64_t{1}}, {"resources", std::vector<std::string>{"T0-0"}}});
     t.emit(time_at(1s), "A", "ready", {{"resources", std::vector<std::string>{"T0-0"}}});
-    t.emit(time_at(30s), "A", "subscribe", {{"topics", both_topics}});
+    if (!v.changed_while_down) {
+      t.emit(time_at(30s), "scenario", "disruption", {{"action", std::string("subscribe")}, {"member", std::string("A")}});
+      t.emit(time_at(30s), "A", "subscribe", {{"topics", both_topics}});
+    }
     t.emit(time_at(31s), "A", "crash", {{"resources", std::vector<std::string>{"T0-0"}}});
+    if (v.changed_while_down)
+      t.emit(time_at(33s), "scenario", "disruption", {{"action", std::string("subscribe")}, {"member", std::string("A")}});
     if (v.loaded_generation != 0)
       t.emit(time_at(35s), "coordinator", "loaded", {{"generation", std::int64_t{v.loaded_generation}}, {"state", std::string("Stable")}, {"members", a}});
     t.emit(time_at(41s), "A", "start");
@@ -594,6 +634,7 @@ events: [{at: 30s, subscribe: A, topics: [T0, T1]}, {at: 31s, bounce: A, down: 1
     CHECK_FALSE(stall.finding);
     CHECK(stall.stranded == std::vector<std::string>{"T1-0"});
     CHECK(run_with({.loaded_generation = 0}, protocol).stranded == std::vector<std::string>{"T1-0"});
+    CHECK(run_with({.changed_while_down = true}, protocol).stranded == std::vector<std::string>{"T1-0"});
   }
   const auto kept = run_with({.replaced = false});
   REQUIRE(kept.finding);
