@@ -198,6 +198,7 @@ class EpochGroup {
   void reindex();  // after state_ was replaced whole
 
   void append(Record<T> r, typename CompactedLog<T>::Position* position = nullptr);
+  void written(const Record<T>& r);
   int effective_target_epoch() const;
   void flag_target_batch(std::size_t bytes, std::size_t records, std::size_t members);
   void write_target(const std::string& member_id, const Assignment& target);

@@ -174,7 +174,7 @@ Error EpochGroup<T>::leave_heartbeat(const std::string& member_id, int member_ep
 // coordinator operation (kernel event) that wrote them.
 template <class T>
 void EpochGroup<T>::append(Record<T> r, typename CompactedLog<T>::Position* position) {
-  if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
+  written(r);
   if (const auto* t = std::get_if<MemberTombstone>(&r))
     if (IndexedMember* entry = indexed(t->member_id)) {
       entry->logged = nullptr;  // the log drops its records
@@ -182,6 +182,13 @@ void EpochGroup<T>::append(Record<T> r, typename CompactedLog<T>::Position* posi
     }
   log_.append(
       std::move(r), [this](const Record<T>& record, const Current* before) { count_holders(record, before); }, position);
+}
+
+// What every record written costs besides the log: out as Kafka's records
+// (when asked), and the group's convergence to be looked at again.
+template <class T>
+void EpochGroup<T>::written(const Record<T>& r) {
+  if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
   converged_.reset();
 }
 
@@ -236,8 +243,7 @@ void EpochGroup<T>::rewrite_current(const MemberView& m, typename CompactedLog<T
     c.previous_epoch = m.previous_epoch;
     c.state = m.state;
   });
-  if (records_out_) records_out_->write(micros(kernel_.now()), kernel_.executed(), coordinator_records(r, true));
-  converged_.reset();
+  written(r);
 }
 
 template <class T>
