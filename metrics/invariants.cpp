@@ -49,9 +49,11 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
   const std::string* error = ev.text("error");
   const bool answer = ev.kind == "assigned" || ev.kind == "fenced" || ev.kind == "fatal" ||
                       (ev.kind == "heartbeat" && error != nullptr && *error != "NONE");
+  const std::string* join_id = ev.kind == "join" ? ev.text("member-id") : nullptr;
+  const bool new_membership = ev.kind == "start" || (join_id != nullptr && join_id->empty());
   // One lookup for the member's epoch and its answers.
-  Tracked* tracked = answer || ev.kind == "start" ? &this->tracked(ev) : nullptr;
-  if (tracked != nullptr) check_member_epoch(ev, *tracked);
+  Tracked* tracked = answer || new_membership ? &this->tracked(ev) : nullptr;
+  if (tracked != nullptr) check_member_epoch(ev, *tracked, new_membership);
   check_process_copies(ev);
   track_impairment(ev);
   if (answer) {
@@ -166,9 +168,14 @@ void InvariantChecker::check_generation(const TraceEvent& ev) {
   }
 }
 
-// Within one process, a member is only ever given newer generations.
-void InvariantChecker::check_member_epoch(const TraceEvent& ev, Tracked& t) {
-  if (ev.kind == "start") {
+// Within one membership of one process, a member is only ever given newer
+// generations. A join without a member id starts a new membership: in the
+// same group its first epoch is the group's, newer than any before; but an
+// empty group that was replaced meanwhile starts its epochs again, and a
+// late assignment of the old group (a slow poll loop applying it after the
+// replacement) must not count against the new one.
+void InvariantChecker::check_member_epoch(const TraceEvent& ev, Tracked& t, bool new_membership) {
+  if (new_membership) {
     t.epoch.reset();
     return;
   }

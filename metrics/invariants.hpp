@@ -95,7 +95,7 @@ class InvariantChecker {
   void add(Finding f);
   void check_generation(const TraceEvent& ev);
   struct Tracked;
-  void check_member_epoch(const TraceEvent& ev, Tracked& t);
+  void check_member_epoch(const TraceEvent& ev, Tracked& t, bool new_membership);
   void check_process_copies(const TraceEvent& ev);
   bool eager_member(const std::string& member) const;
   std::set<std::string>& holders_of(Name task);

@@ -399,6 +399,10 @@ void ClassicMember::prepare_and_join(const std::string& reason) {
 
 void ClassicMember::send_join() {
   if (phase_ == Phase::Down) return;
+  // This join supersedes a retry still pending (one armed by an error answer
+  // while the process was paused, say): that retry would send a second
+  // JoinGroup after this one has completed.
+  retry_timer_.cancel();
   phase_ = Phase::Joining;
   heartbeat_timer_.cancel();  // no heartbeats while parked in JoinGroup
   if (coordinator_unknown()) return;  // sent once the coordinator is found

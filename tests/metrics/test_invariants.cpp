@@ -419,6 +419,23 @@ TEST_CASE("invariants: generations only grow; one formed again after a failover 
   restarted.owns(4s, "A", {"T-2"}, 0);  // and within the new process, an older epoch is one
   const auto again = check(restarted);
   CHECK(std::count_if(again.findings.begin(), again.findings.end(), [](const auto& f) { return f.invariant == "member-epoch"; }) == 1);
+
+  // A join without a member id is a new membership: a group replaced
+  // meanwhile (empty, deleted, created again) starts its epochs again.
+  auto epoch_findings = [&](const Script& sc) {
+    const auto f = check(sc).findings;
+    return std::count_if(f.begin(), f.end(), [](const auto& x) { return x.invariant == "member-epoch"; });
+  };
+  Script rejoined;
+  rejoined.ev(0s, "A", "start").owns(1s, "A", {"T-0"}, 24);
+  rejoined.ev(2s, "A", "join", {{"member-id", std::string()}}).owns(3s, "A", {"T-1"}, 8);
+  CHECK(epoch_findings(rejoined) == 0);
+  rejoined.owns(4s, "A", {"T-2"}, 7);  // within the new membership, an older epoch is one
+  CHECK(epoch_findings(rejoined) == 1);
+  Script same_membership;  // a join with its member id goes on with its epochs
+  same_membership.ev(0s, "A", "start").owns(1s, "A", {"T-0"}, 24);
+  same_membership.ev(2s, "A", "join", {{"member-id", std::string("A-1")}}).owns(3s, "A", {"T-1"}, 8);
+  CHECK(epoch_findings(same_membership) == 1);
 }
 
 TEST_CASE("invariants: Kafka's overlaps are zombies with their cause, not violations") {
