@@ -146,9 +146,11 @@ class ProcessingReplay {
       else paused_.erase(ev.actor);
       ++epoch_;
       update_member(ev.actor);
-    } else if (auto changed = standing_.apply(ev)) {
-      ++epoch_;
-      update_member(*changed);
+    } else {
+      for (const std::string& changed : standing_.apply(ev)) {
+        ++epoch_;
+        update_member(changed);
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 #include "protocols/consumer/partitions.hpp"
 #include "metrics/invariants.hpp"
 #include "metrics/liveness.hpp"
+#include "metrics/standing.hpp"
 #include "metrics/summary.hpp"
 #include "scenarios/loader.hpp"
 #include "sim/random.hpp"
@@ -664,6 +665,32 @@ events: [{at: 30s, subscribe: A, topics: [T0, T1]}, {at: 31s, bounce: A, down: 1
   CHECK(run_with({.loaded_generation = 2}).finding);
   // KIP-848 groups take the new subscription at the rejoin.
   CHECK(run_with({}, "consumer").finding);
+}
+
+TEST_CASE("standing: a new coordinator's load undoes a removal it never read") {
+  // A classic group removes a member at its session timeout but writes
+  // nothing until the next generation: a coordinator that fails over before
+  // loads the member back, in good standing (swarm seed 58672). Not a member
+  // that joined a later generation than the one loaded (its id is not in
+  // it), nor one the loaded group does not list.
+  Trace t;
+  auto joined = [&](const std::string& m, std::int64_t g) {
+    t.emit(time_at(1s), m, "joined", {{"member-id", m + "-1"}, {"generation", g}});
+  };
+  joined("A", 1);
+  joined("B", 3);
+  joined("C", 1);
+  for (const std::string m : {"A", "B", "C"})
+    t.emit(time_at(2s), "coordinator", "member-removed", {{"member", m}, {"member-id", m + "-1"}});
+  t.emit(time_at(3s), "coordinator", "loaded",
+         {{"generation", std::int64_t{2}}, {"state", std::string("Stable")}, {"members", std::vector<std::string>{"A", "B"}}});
+  metrics::Standing standing;
+  std::vector<std::string> back;
+  for (const auto& ev : t.events()) back = standing.apply(ev);
+  CHECK(back == std::vector<std::string>{"A"});
+  CHECK_FALSE(standing.removed("A"));
+  CHECK(standing.removed("B"));
+  CHECK(standing.removed("C"));
 }
 
 TEST_CASE("invariants: zombie bounds checked as the run goes agree with a check of the whole run at its end") {
