@@ -12,12 +12,16 @@ void Ownership::apply(const TraceEvent& ev) {
   if (ev.kind == "assigned") {
     const auto* resources = ev.list("resources");
     if (resources == nullptr) return;
+    bool unlisted = false;
     if (!resources->empty()) {  // most are a new epoch and nothing new: no name to look up
       const Name member(ev.actor);
       const auto generation = ev.integer("generation");
-      for (const Name r : *resources) given(ev.at, r, member, generation);
+      unlisted = generation && ev.integer("unlisted");
+      for (const Name r : *resources) given(ev.at, r, member, generation, unlisted);
     }
-    reaffirm(ev.at, ev.actor);
+    // An assignment the coordinator may have moved the member past gives
+    // nothing by right.
+    if (!unlisted) reaffirm(ev.at, ev.actor);
   } else if (ev.kind == "joined" && ev.find("leader") != nullptr) {  // a classic JoinGroup answered
     if (auto g = ev.integer("generation")) rejoined_[ev.actor] = *g;
     standing_.apply(ev);
@@ -50,6 +54,10 @@ std::string Ownership::zombie_cause(const std::string& holder, const std::string
                                     std::optional<std::int64_t> generation) const {
   if (standing_.removed(holder)) return "removed";
   if (auto u = unknown_.find(holder); u != unknown_.end() && u->second.count(resource) != 0) return "conversion";
+  if (auto u = unlisted_.find(holder); u != unlisted_.end() && generation) {
+    const auto e = u->second.find(Name(resource));
+    if (e != u->second.end() && e->second < *generation) return "stale epoch";
+  }
   auto joined = rejoined_.find(holder);
   if (generation && joined != rejoined_.end() && joined->second < *generation) return "not rejoined";
   return {};
@@ -65,23 +73,27 @@ bool Ownership::holds(Name member, Name resource) const {
   return std::find(hs.begin(), hs.end(), member) != hs.end();
 }
 
-void Ownership::given(Time at, Name r, Name newcomer, std::optional<std::int64_t> generation) {
+void Ownership::given(Time at, Name r, Name newcomer, std::optional<std::int64_t> generation, bool unlisted) {
   auto& hs = holders(r);
+  if (r.id() >= last_given_.size()) last_given_.resize(r.id() + 1);
+  LastGiven& last = last_given_[r.id()];
   for (const Name h : hs) {
     if (h == newcomer) continue;
     // A removed member acting on an assignment it received before it was
-    // removed (its callbacks waited for a batch) is the zombie here.
+    // removed (its callbacks waited for a batch) is the zombie here, as is
+    // one taking what its coordinator may have released since.
     if (standing_.removed(newcomer))
       add_zombie(Zombie{r, newcomer, "removed", h, at, std::nullopt});
+    else if (unlisted && h == last.member && last.generation && *last.generation > *generation)
+      add_zombie(Zombie{r, newcomer, "stale epoch", h, at, std::nullopt});
     else if (std::string cause = zombie_cause(h, r, generation); !cause.empty())
       add_zombie(Zombie{r, h, std::move(cause), newcomer, at, std::nullopt});
     else if (double_)
       double_(at, r, h, newcomer);
   }
-  if (r.id() >= last_owner_.size()) last_owner_.resize(r.id() + 1);
-  Name& last = last_owner_[r.id()];
-  if (last != Name() && last != newcomer && move_) move_(at, r, last, newcomer);
-  last = newcomer;
+  if (last.member != Name() && last.member != newcomer && move_) move_(at, r, last.member, newcomer);
+  last = LastGiven{newcomer, generation};
+  if (unlisted) unlisted_[newcomer][r] = *generation;
   const auto at_or_after = std::lower_bound(hs.begin(), hs.end(), newcomer);
   if (at_or_after != hs.end() && *at_or_after == newcomer) return;
   hs.insert(at_or_after, newcomer);
@@ -151,17 +163,21 @@ void Ownership::release(Time at, Name member, const NameList& resources) {
   auto held = held_.find(member);
   if (held == held_.end()) return;
   const auto unknown = unknown_.find(member);
+  const auto unlisted = unlisted_.find(member);
   for (const Name r : resources) {
     if (unknown != unknown_.end()) unknown->second.erase(r);
+    if (unlisted != unlisted_.end()) unlisted->second.erase(r);
     if (!let_go(member, r)) continue;
     --held->second.count;
     end_zombie(at, member, r);
   }
+  if (unlisted != unlisted_.end() && unlisted->second.empty()) unlisted_.erase(unlisted);
   held->second.given.compact([&](Name r) { return holds(member, r); });
 }
 
 void Ownership::release_all(Time at, Name member) {
   unknown_.erase(member);
+  unlisted_.erase(member);
   auto held = held_.find(member);
   if (held == held_.end()) return;
   for (const Name r : held->second.given.entries())

@@ -17,7 +17,13 @@
 //   completed SyncGroup for what it owns (ConsumerGroup.fromClassicGroup),
 //   and it still held more (a revocation in flight, an assignment reset);
 // - stale claim: a zombie rejoined still holding the resource and was given
-//   it back while the member given it meanwhile revokes it in that round.
+//   it back while the member given it meanwhile revokes it in that round;
+// - stale epoch: a KIP-848 member took it from an assignment after its
+//   heartbeat at that epoch had listed what it owned without it (it was still
+//   reconciling): the coordinator may release what a member does not report
+//   owning without a revocation (CurrentAssignmentBuilder.ownsRevokedPartitions)
+//   and give it to another at a later epoch; the member is fenced at its next
+//   heartbeat. Only against a holder given it at a later epoch.
 #pragma once
 
 #include "metrics/member_log.hpp"
@@ -37,7 +43,7 @@ namespace rsim::metrics {
 struct Zombie {
   std::string resource;
   std::string holder;     // still holding
-  std::string cause;      // "removed", "not rejoined", "conversion" or "stale claim"
+  std::string cause;      // "removed", "not rejoined", "conversion", "stale claim" or "stale epoch"
   std::string newcomer;
   Time from;
   std::optional<Time> to;  // when the holder let go; unset if it never did
@@ -85,7 +91,8 @@ class Ownership {
   void add_zombie(Zombie z);
   void close_zombie(std::size_t index, Time at);
   void reaffirm(Time at, const std::string& member);
-  void given(Time at, Name resource, Name newcomer, std::optional<std::int64_t> generation);
+  // `unlisted`: taken after a heartbeat listed what the member owned without it.
+  void given(Time at, Name resource, Name newcomer, std::optional<std::int64_t> generation, bool unlisted);
   std::vector<Name>& holders(Name resource);
   bool holds(Name member, Name resource) const;
   bool let_go(Name member, Name resource);  // false if it did not hold it
@@ -96,7 +103,15 @@ class Ownership {
   std::map<std::string, Held> held_;                         // member -> what it holds
   std::map<std::string, std::int64_t> rejoined_;             // classic member -> generation it last joined
   std::map<std::string, std::set<std::string>> unknown_;     // member -> what a conversion did not know it held
-  std::vector<Name> last_owner_;                             // resource's Name::id() -> member; empty if none yet
+  // The member a resource was last given to, and the generation (epoch) of
+  // that assignment.
+  struct LastGiven {
+    Name member;  // empty if none yet
+    std::optional<std::int64_t> generation;
+  };
+  std::vector<LastGiven> last_given_;                        // by resource's Name::id()
+  // member -> what it holds from an `unlisted` assignment -> its epoch
+  std::map<std::string, std::map<Name, std::int64_t>> unlisted_;
   Standing standing_;
   std::vector<Zombie> zombies_;
   // The zombies still holding (no `to` yet), by holder and resource: ending

@@ -158,6 +158,11 @@ class EpochMember : public MemberProcess {
   // the member joined): a different one received is a new target, whose
   // reconciliation ends with an acknowledgement.
   std::optional<List> reconciled_;
+  // The epoch at which a heartbeat listed what the member owned while units
+  // of the assignment it received were still to be taken: the coordinator
+  // may release those without a revocation (ownsRevokedPartitions), so
+  // taking them later is Kafka's overlap, which the checkers must know.
+  int unlisted_epoch_ = -1;
   bool stale_ = false;  // left on a poll timeout; rejoins at the next poll
 };
 

@@ -88,7 +88,11 @@ void EpochMember<C>::send_heartbeat() {
     return;
   }
   std::optional<Units> owned;
-  if (report_owned_ || phase_ == Phase::Joining) owned = owned_;
+  if (report_owned_ || phase_ == Phase::Joining) {
+    owned = owned_;
+    if (phase_ == Phase::Active && !std::includes(owned_.begin(), owned_.end(), latest_.begin(), latest_.end()))
+      unlisted_epoch_ = epoch_;
+  }
   report_owned_ = false;
   in_flight_ = true;
   send_request(std::move(owned), ++seq_);
@@ -187,7 +191,9 @@ void EpochMember<C>::reconcile(const List& assignment, bool acknowledge) {
   Units add = unchanged ? Units{} : member_detail::minus(assignment.get(), owned_);
   if (add.empty() && assigned_epoch_ == epoch_) return finish_step(acknowledge);
   assigned_epoch_ = epoch_;
-  emit("assigned", with_bytes(with_generation(C::fields(add))));
+  auto fields = with_generation(C::fields(add));
+  if (!add.empty() && unlisted_epoch_ == epoch_) fields.push_back({"unlisted", std::int64_t{1}});
+  emit("assigned", with_bytes(std::move(fields)));
   if (add.empty()) return finish_step(acknowledge);
   take(add);
   send_heartbeat();  // acknowledges the new assignment

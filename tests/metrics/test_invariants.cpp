@@ -474,6 +474,57 @@ TEST_CASE("invariants: Kafka's overlaps are zombies with their cause, not violat
   CHECK(c.zombies[0].cause == "conversion");
 }
 
+TEST_CASE("invariants: a KIP-848 member taking what its heartbeat did not list, after a later epoch gave it away, is a zombie") {
+  // A, still reconciling epoch 7 (T-0), listed what it owned without T-0;
+  // the coordinator released T-0 and gave it to B at epoch 9. Either order
+  // of A taking it and B being given it is Kafka's overlap.
+  auto unlisted = [](std::int64_t generation) {
+    return std::vector<TraceField>{{"generation", generation}, {"resources", std::vector<std::string>{"T-0"}},
+                                   {"unlisted", std::int64_t{1}}};
+  };
+  auto zombie_cause = [](const Script& sc) {
+    const auto k = check(sc, bounded(10s));
+    REQUIRE_FALSE(k.violation);
+    REQUIRE(k.zombies.size() == 1);
+    CHECK(k.zombies[0].holder == "A");
+    CHECK(k.zombies[0].to == time_at(20s));
+    return k.zombies[0].cause;
+  };
+  Script late;  // B first, then A
+  late.ev(0s, "A", "start").ev(0s, "B", "start").owns(10s, "B", {"T-0"}, 9);
+  late.ev(12s, "A", "assigned", unlisted(7)).ev(20s, "A", "lost", {{"resources", std::vector<std::string>{"T-0"}}});
+  CHECK(zombie_cause(late) == "stale epoch");
+  Script early;  // A first, then B
+  early.ev(0s, "A", "start").ev(0s, "B", "start").ev(8s, "A", "assigned", unlisted(7)).owns(10s, "B", {"T-0"}, 9);
+  early.ev(20s, "A", "lost", {{"resources", std::vector<std::string>{"T-0"}}});
+  CHECK(zombie_cause(early) == "stale epoch");
+
+  // Still violations: A listed T-0 (no mark), or B was given T-0 at an epoch
+  // no later than A's assignment (the coordinator gave it out twice).
+  Script listed;
+  listed.ev(0s, "A", "start").ev(0s, "B", "start").owns(10s, "B", {"T-0"}, 9).owns(12s, "A", {"T-0"}, 7);
+  CHECK(check(listed).violation);
+  Script same_epoch;
+  same_epoch.ev(0s, "A", "start").ev(0s, "B", "start").owns(10s, "B", {"T-0"}, 7);
+  same_epoch.ev(12s, "A", "assigned", unlisted(7));
+  CHECK(check(same_epoch).violation);
+  Script early_same;
+  early_same.ev(0s, "A", "start").ev(0s, "B", "start").ev(8s, "A", "assigned", unlisted(7)).owns(10s, "B", {"T-0"}, 7);
+  CHECK(check(early_same).violation);
+  // A let go of T-0 and was given it again by right: the mark is gone.
+  Script again;
+  again.ev(0s, "A", "start").ev(0s, "B", "start").ev(8s, "A", "assigned", unlisted(7));
+  again.ev(9s, "A", "revoked", {{"resources", std::vector<std::string>{"T-0"}}}).owns(9s, "A", {"T-0"}, 8);
+  again.owns(10s, "B", {"T-0"}, 9);
+  CHECK(check(again).violation);
+  // The zombie is bounded like any other: one that never lets go is caught.
+  Script forever;
+  forever.ev(0s, "A", "start").ev(0s, "B", "start").owns(10s, "B", {"T-0"}, 9).ev(12s, "A", "assigned", unlisted(7));
+  const auto never = check(forever, bounded(10s));
+  REQUIRE(never.violation);
+  CHECK(never.violation->invariant == "zombie");
+}
+
 TEST_CASE("liveness: a group that never settles after the faults is a finding; one that does is not") {
   const auto s = scenario::load_text(R"(
 name: quiet

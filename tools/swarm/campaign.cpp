@@ -137,18 +137,18 @@ void write_report(std::ostream& out, const CampaignOptions& o, const CampaignRes
   out << fmt::format("swarm: {}, seeds {}..{}, protocols {}\n", o.file ? *o.file : std::string("random scenarios"),
                      o.first_seed, o.first_seed + o.seeds - 1, fmt::join(o.protocols, ","));
   // Zombies are Kafka's own overlaps, by cause (metrics/ownership.hpp).
-  out << fmt::format("{:<24} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>14} {:>9} {:>12} {:>9} {:>7}\n", "protocol", "runs", "failed",
-                     "removed", "rejoin", "convert", "stale", "longest-zombie", "reissued", "settle-max", "unchecked",
-                     "stalled");
+  out << fmt::format("{:<24} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>14} {:>9} {:>12} {:>9} {:>7}\n", "protocol", "runs",
+                     "failed", "removed", "rejoin", "convert", "stale", "epoch", "longest-zombie", "reissued", "settle-max",
+                     "unchecked", "stalled");
   auto zombies = [](const ProtocolTally& t, const char* cause) {
     auto it = t.zombies.find(cause);
     return it == t.zombies.end() ? std::uint64_t{0} : it->second;
   };
   for (const auto& t : r.tallies)
-    out << fmt::format("{:<24} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>14} {:>9} {:>12} {:>9} {:>7}\n", t.protocol, t.runs, t.failed,
-                       zombies(t, "removed"), zombies(t, "not rejoined"), zombies(t, "conversion"), zombies(t, "stale claim"),
-                       format_duration(Duration{t.longest_zombie_us}), t.reissued, format_duration(Duration{t.slowest_settle_us}),
-                       t.liveness_skipped, t.stalled);
+    out << fmt::format("{:<24} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>14} {:>9} {:>12} {:>9} {:>7}\n", t.protocol, t.runs,
+                       t.failed, zombies(t, "removed"), zombies(t, "not rejoined"), zombies(t, "conversion"),
+                       zombies(t, "stale claim"), zombies(t, "stale epoch"), format_duration(Duration{t.longest_zombie_us}),
+                       t.reissued, format_duration(Duration{t.slowest_settle_us}), t.liveness_skipped, t.stalled);
   if (r.failures.empty()) {
     out << "no failures\n";
     return;
