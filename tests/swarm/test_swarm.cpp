@@ -93,6 +93,42 @@ TEST_CASE("every generated eager scenario passes the loader, assignor lists incl
     CHECK_NOTHROW(scenario::load_text(scenario::to_yaml(swarm::random_scenario(seed, "eager")), "eager.yaml"));
 }
 
+// A rebalance storm that never ends is Kafka's too when revoking takes
+// longer than the rebalance timeout, so the generator keeps every member's
+// revocation well inside it; a Streams member revokes tasks, and a
+// sub-topology reading a repartition topic has its own (seed 131809: 18
+// tasks at 500 ms against a 10 s timeout, counted as 9 partitions).
+TEST_CASE("random Streams applications revoke every task well inside the rebalance timeout") {
+  int with_repartition = 0;
+  auto check_seed = [&](std::uint64_t seed) {
+    const auto s = swarm::random_scenario(seed, "eager");
+    if (s.subtopologies.empty()) return;
+    std::map<std::string, int> partitions;
+    int most = 0;
+    for (const auto& t : s.topics) {
+      partitions[t.name] = t.partitions;
+      most = std::max(most, t.partitions);
+    }
+    for (const auto& ev : s.events)
+      if (const auto* a = std::get_if<scenario::AddPartitions>(&ev.action)) {
+        partitions[a->topic] = std::max(partitions[a->topic], a->count);
+        most = std::max(most, a->count);
+      }
+    int tasks = 0;
+    for (const auto& sub : s.subtopologies) {
+      int n = 0;
+      for (const auto& source : sub.source) n = std::max(n, partitions.count(source) != 0 ? partitions[source] : most);
+      tasks += n;
+      with_repartition += partitions.count(sub.source.front()) == 0 ? 1 : 0;
+    }
+    const Duration poll = std::get<Duration>(s.config.at("max.poll.interval.ms").value);
+    CHECK_MESSAGE(tasks * s.costs.revoke * 2 < poll, fmt::format("seed {}: {} tasks", seed, tasks));
+  };
+  check_seed(131809);
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) check_seed(seed);
+  CHECK(with_repartition > 20);
+}
+
 TEST_CASE("eager swarm scenarios include the two-bounce upgrade to cooperative") {
   int bridge = 0, cooperative_only = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {

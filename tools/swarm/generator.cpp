@@ -435,8 +435,19 @@ class Generator {
   void affordable_revocations() {
     const Duration poll = std::get<Duration>(s_.config.at(connect_ ? "rebalance.timeout.ms" : "max.poll.interval.ms").value);
     int resources = 0;
-    for (const auto& [topic, count] : partitions_) resources += count;
+    int most = 0;
+    for (const auto& [topic, count] : partitions_) {
+      resources += count;
+      most = std::max(most, count);
+    }
     for (const auto& c : s_.connectors) resources += c.tasks + 1;
+    // A Streams sub-topology reading a repartition topic has its own tasks,
+    // as many as the topic's partitions (its upstream's largest count): a
+    // member revokes those too (swarm seed 131809: 18 tasks at 500 ms each,
+    // 9 s of a 10 s rebalance timeout, counted as 9).
+    for (const auto& sub : s_.subtopologies)
+      for (const auto& source : sub.source)
+        if (partitions_.count(source) == 0) resources += most;
     if (!connect_ && resources * s_.costs.revoke * 2 >= poll) s_.costs.revoke = 1ms;
   }
 
