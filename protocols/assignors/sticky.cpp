@@ -890,9 +890,19 @@ class General {
   // Kafka's performReassignments first looks for a better-loaded consumer
   // on the partition's rack, then for any: both searches end in the same
   // move (to the least loaded subscriber), so only the second is ported.
+  //
+  // Kafka's loop ends when a pass moves nothing; a move for stickiness
+  // (PartitionMovements.getTheActualPartitionToBeMoved) may take a partition
+  // from another consumer than the overloaded one, and two such moves can
+  // undo each other pass after pass, for ever (swarm seeds 123221, 126325:
+  // the leader hung in its assignment). A pass budget far above what a
+  // converging run needs ends that; Kafka's leader would spin until its
+  // rebalance timeout (a simplification).
   bool reassign(const Partitions& reassignable) {
     bool performed = false;
     bool modified;
+    std::size_t passes = 0;
+    const std::size_t budget = 4 * (reassignable.size() + current_.size()) + 16;
     do {
       modified = false;
       for (auto it = reassignable.begin(); it != reassignable.end() && !balanced(); ++it) {
@@ -914,7 +924,7 @@ class General {
           }
         }
       }
-    } while (modified);
+    } while (modified && ++passes < budget);
     return performed;
   }
 
