@@ -896,8 +896,8 @@ class General {
   // from another consumer than the overloaded one, and two such moves can
   // undo each other pass after pass, for ever (swarm seeds 123221, 126325:
   // the leader hung in its assignment). A pass budget far above what a
-  // converging run needs ends that; Kafka's leader would spin until its
-  // rebalance timeout (a simplification).
+  // converging run needs ends that; Kafka's leader would never finish the
+  // assignment (a simplification).
   bool reassign(const Partitions& reassignable) {
     bool performed = false;
     bool modified;
