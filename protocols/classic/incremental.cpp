@@ -48,7 +48,9 @@ void keep_moves(GroupAssignment& target, const std::map<TopicPartition, std::str
     s.moved_in = std::move(key);
     return;
   }
-  for (const auto& [tp, to] : s.moved) {
+  for (const auto& move : s.moved) {
+    const TopicPartition& tp = move.first;
+    const std::string& to = move.second;  // a plain name: lambdas may not capture a binding (clang)
     if (owner.count(tp) != 0) continue;  // arrived, or claimed again
     const auto m = std::find_if(snapshot.members.begin(), snapshot.members.end(),
                                 [&](const MemberSubscription& x) { return x.member_id == to; });
