@@ -74,8 +74,12 @@ std::uint64_t LocalState::lag_of(const Copy* found, Time at) const {
   const Copy& c = *found;
   if (c.maintainers > 0) {
     if (at >= c.caught_up_at) return 0;
+    // Queued behind other restorations, a copy is behind by what its own
+    // restoration will read, not by the wait for its turn (Kafka reports a
+    // restoring task's changelog position).
+    if (at < c.restore_from) return c.restore_bytes;
     const auto left = std::chrono::duration_cast<std::chrono::microseconds>(c.caught_up_at - at).count();
-    return std::min(costs_.state_bytes, static_cast<std::uint64_t>(left) * costs_.restore_rate / 1'000'000);
+    return std::min(c.restore_bytes, static_cast<std::uint64_t>(left) * costs_.restore_rate / 1'000'000);
   }
   const auto idle = std::chrono::duration_cast<std::chrono::microseconds>(at - c.left_at).count();
   const std::uint64_t grown = static_cast<std::uint64_t>(idle) / 1'000 * costs_.changelog_rate / 1'000;
@@ -88,6 +92,8 @@ Time LocalState::maintain(const std::string& process, const TaskId& t, Time take
   Copy& c = directories_[process].copies[t];
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));
+  c.restore_from = start;
+  c.restore_bytes = behind;
   return c.caught_up_at;
 }
 

@@ -79,6 +79,8 @@ class LocalState {
   struct Copy {
     int maintainers = 0;
     Time caught_up_at{};           // while maintained: when restoration ends
+    Time restore_from{};           // while maintained: when its restoration starts (after those queued before it)
+    std::uint64_t restore_bytes = 0;  // while maintained: what that restoration reads
     std::uint64_t behind_bytes = 0;  // while unmaintained: behind at `left_at`
     Time left_at{};
     std::string released_by;

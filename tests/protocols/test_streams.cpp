@@ -299,6 +299,26 @@ TEST_CASE("streams local state: the cleaner's tick at the instant the instance s
   CHECK(st.lag("Q", t, time_at(1300s)) == 0);
 }
 
+TEST_CASE("streams local state: a copy queued behind another restoration is behind by what it will read") {
+  using namespace std::chrono_literals;
+  // 1 GiB at 100 MiB/s restores in 10.24 s; 1 MiB/s of changelog while unmaintained.
+  protocols::streams::LocalState st({1ull << 30, 100ull << 20, 1ull << 20}, {"0"}, 600s);
+  const protocols::streams::TaskId none{"0", 1}, kept{"0", 2};
+  st.member_alive("P", true, time_at(0s));
+  st.seed("P", kept);
+  st.release("P", kept, time_at(0s));  // a standby let go: 10,737,418 bytes behind at 10.24 s
+  // A thread takes both at 0 s: the one without a copy restores first.
+  CHECK(st.maintain("P", none, time_at(0s), time_at(0s)) == time_at(10240ms));
+  CHECK(st.maintain("P", kept, time_at(0s), time_at(10240ms)) == time_at(10342400us));
+  // While it waits, the kept copy reports its own restoration, not the wait
+  // at the restore rate (which would be 560 MB here, over the acceptable lag).
+  CHECK(st.lag("P", kept, time_at(5s)) == 10'737'418);
+  CHECK(st.lag("P", none, time_at(5s)) == 549'453'824);  // 5.24 s of restoring left
+  // Then it restores at the rate, and is caught up at its end.
+  CHECK(st.lag("P", kept, time_at(10291200us)) == 5'368'709);
+  CHECK(st.lag("P", kept, time_at(10342400us)) == 0);
+}
+
 TEST_CASE("streams: the holder index answers Kafka's unreleased-task rules as the walk over every member does") {
   using namespace rsim::protocols::streams;
   const TaskId t0{"0", 0}, t1{"0", 1};
