@@ -140,6 +140,11 @@ TEST_CASE("exit codes: 0 ok, 1 a failed expectation, 2 bad input or usage") {
   CHECK(cli("run no-such-file.yaml").code == 2);
   CHECK(cli("frobnicate").code == 2);
   CHECK(cli("").code == 2);
+  CHECK(cli("swarm --random --scale 0 --seeds 1").code == 2);
+  CHECK(cli("swarm --random --scale 51 --seeds 1").code == 2);
+  const auto scaled_file = cli("swarm scenarios/quickstart.yaml --scale 2");
+  CHECK(scaled_file.code == 2);
+  CHECK(scaled_file.err.find("--scale is for --random") != std::string::npos);
   const auto bytes = cli("run tests/bad/invalid-utf8.yaml --format json");  // aborted in the JSON writer once
   CHECK(bytes.code == 2);
   CHECK(bytes.err == "tests/bad/invalid-utf8.yaml:3:20: not valid UTF-8: byte 0xFF\n");

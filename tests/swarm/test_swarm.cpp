@@ -182,6 +182,38 @@ TEST_CASE("every protocol passes the swarm") {
   CHECK(zombies > 0);      // the faults do reach Kafka's own overlaps
 }
 
+// --scale K: the group (members, partitions, connector tasks) and the
+// number of faults K times as large; scale 1 is the default swarm, seed for
+// seed (the README's tables stay what they were).
+TEST_CASE("random scenarios at a scale have K times the group; scale 1 is the default swarm") {
+  for (const char* protocol : {"eager", "cooperative", "connect", "consumer", "streams"})
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      CAPTURE(protocol);
+      CAPTURE(seed);
+      const auto one = swarm::random_scenario(seed, protocol);
+      CHECK(scenario::to_yaml(swarm::random_scenario(seed, protocol, 1)) == scenario::to_yaml(one));
+      const auto four = scenario::load_text(scenario::to_yaml(swarm::random_scenario(seed, protocol, 4)), "x4.yaml");
+      REQUIRE(four.members.size() == 4 * one.members.size());
+      REQUIRE(four.topics.size() == one.topics.size());
+      for (std::size_t i = 0; i < one.topics.size(); ++i) CHECK(four.topics[i].partitions == 4 * one.topics[i].partitions);
+      REQUIRE(four.connectors.size() == one.connectors.size());
+      for (std::size_t i = 0; i < one.connectors.size(); ++i) CHECK(four.connectors[i].tasks == 4 * one.connectors[i].tasks);
+    }
+  CHECK_THROWS_AS(swarm::random_scenario(1, "eager", 0), std::invalid_argument);
+  CHECK_THROWS_AS(swarm::random_scenario(1, "eager", swarm::kMaxSwarmScale + 1), std::invalid_argument);
+}
+
+TEST_CASE("every protocol passes the swarm on groups eight times as large") {
+  auto o = random_campaign({"eager", "cooperative", "deferred", "incremental", "connect", "consumer", "streams"}, kSeeds / 10, 2);
+  o.scale = 8;
+  const auto r = swarm::run_campaign(o);
+  for (const auto& f : r.failures) FAIL_CHECK(f.protocol, " seed ", f.seed, ": ", f.verdict.kind, ": ", f.verdict.message);
+  std::uint64_t checked = 0;
+  for (const auto& t : r.tallies) checked += t.runs - t.liveness_skipped;
+  CHECK(checked >= kSeeds / 10 * 6);
+  CHECK(campaign_report(o, r).starts_with("swarm: random scenarios at scale 8, seeds 1.."));
+}
+
 TEST_CASE("the swarm's report is the same whatever the number of jobs") {
   auto o = random_campaign({"cooperative", "consumer"}, 20, 1);
   const std::string one = campaign_report(o, swarm::run_campaign(o));

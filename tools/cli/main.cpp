@@ -17,6 +17,7 @@
 #include "scenarios/values.hpp"
 #include "tools/cli/forgiving.hpp"
 #include "tools/swarm/campaign.hpp"
+#include "tools/swarm/generator.hpp"
 #include "tools/sweep/plan.hpp"
 #include "tools/sweep/plot.hpp"
 #include "tools/sweep/progress.hpp"
@@ -691,6 +692,7 @@ struct SwarmArgs {
   bool no_shrink = false;
   int shrink_budget = 400;
   int wall_limit_s = 120;
+  int scale = 1;
 };
 
 // "N" (N seeds from the first) or "A..B" (inclusive).
@@ -735,6 +737,8 @@ int cmd_swarm(const SwarmArgs& a) {
   std::tie(o.first_seed, o.seeds) = parse_seeds(a.seeds.empty() && !o.file ? "100" : a.seeds, first);
   o.isolation.jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.isolation.wall_limit = std::chrono::seconds(a.wall_limit_s);
+  if (o.file && a.scale != 1) throw UsageError("swarm: --scale is for --random scenarios (a FILE's group is the file's)");
+  o.scale = a.scale;
   o.shrink = !a.no_shrink;
   o.shrink_budget = a.shrink_budget;
   o.out_dir = a.out_dir;
@@ -1062,6 +1066,10 @@ int main(int argc, char** argv) {
   swarm_cmd->add_option("--wall-limit", swarm_args.wall_limit_s, "seconds of real time before a run counts as hung")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  swarm_cmd->add_option("--scale", swarm_args.scale,
+                        "random: members, partitions, connector tasks and faults multiplied by K (1 to 50)")
+      ->check(CLI::Range(1, swarm::kMaxSwarmScale))
+      ->capture_default_str();
   swarm_cmd->footer("Safety: no resource owned by two members in good standing; zombies end within a bound; generations\n"
                     "and epochs only grow; an eager member owns nothing when it joins; static members never send LeaveGroup.\n"
                     "Liveness: after the faults end, the group settles within a bound derived from its timeouts.\n"
@@ -1069,6 +1077,7 @@ int main(int argc, char** argv) {
                     "command that reproduces it. Exit 1 if any run fails.\nExamples:\n"
                     "  rebalance-sim swarm --random --protocols cooperative,consumer --seeds 500\n"
                     "  rebalance-sim swarm --random --seeds 1000..1999 --jobs 8\n"
+                    "  rebalance-sim swarm --random --scale 8 --protocols consumer,streams --seeds 200\n"
                     "  rebalance-sim swarm scenarios/rolling-bounce.yaml --protocols eager,cooperative --seeds 50\n"
                     "  rebalance-sim swarm swarm-findings/cooperative-liveness-seed17.yaml --protocols cooperative");
 

@@ -26,12 +26,15 @@ scenario::Scenario scenario_for(const CampaignOptions& options, const std::optio
   }
   // What runs is the file the generator's scenario makes: the loader checks
   // it, and a finding reproduces from the written file exactly.
-  const auto generated = random_scenario(seed, protocol);
+  const auto generated = random_scenario(seed, protocol, options.scale);
   return scenario::load_text(scenario::to_yaml(generated), fmt::format("{}.yaml", generated.name));
-  (void)options;
 }
 
 namespace {
+
+// How a random campaign's scale is said: nothing at the default.
+std::string scale_option(const CampaignOptions& o) { return o.scale == 1 ? "" : fmt::format(" --scale {}", o.scale); }
+std::string scale_note(const CampaignOptions& o) { return o.scale == 1 ? "" : fmt::format(" at scale {}", o.scale); }
 
 std::string failure_kind(const ChildResult& r) { return r.timed_out ? "hang" : "crash"; }
 
@@ -125,7 +128,8 @@ CampaignResult run_campaign(const CampaignOptions& o) {
     }
     f.reproduce = f.shrunk_file.empty()
                       ? (o.file ? fmt::format("rebalance-sim swarm {} --protocols {} --seeds {}..{}", *o.file, protocol, seed, seed)
-                                : fmt::format("rebalance-sim swarm --random --protocols {} --seeds {}..{}", protocol, seed, seed))
+                                : fmt::format("rebalance-sim swarm --random{} --protocols {} --seeds {}..{}", scale_option(o), protocol,
+                                              seed, seed))
                       : fmt::format("rebalance-sim swarm {} --protocols {}", f.shrunk_file, protocol);
     out.failures.push_back(std::move(f));
   }
@@ -134,7 +138,7 @@ CampaignResult run_campaign(const CampaignOptions& o) {
 }
 
 void write_report(std::ostream& out, const CampaignOptions& o, const CampaignResult& r) {
-  out << fmt::format("swarm: {}, seeds {}..{}, protocols {}\n", o.file ? *o.file : std::string("random scenarios"),
+  out << fmt::format("swarm: {}, seeds {}..{}, protocols {}\n", o.file ? *o.file : "random scenarios" + scale_note(o),
                      o.first_seed, o.first_seed + o.seeds - 1, fmt::join(o.protocols, ","));
   // Zombies are Kafka's own overlaps, by cause (metrics/ownership.hpp).
   out << fmt::format("{:<24} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>14} {:>9} {:>12} {:>9} {:>7}\n", "protocol", "runs",

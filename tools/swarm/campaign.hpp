@@ -24,6 +24,7 @@ struct CampaignOptions {
   std::vector<std::string> protocols;  // random: every runnable one; file: its own
   std::uint64_t first_seed = 1;        // random: 1; file: the file's seed
   std::uint64_t seeds = 100;
+  int scale = 1;                       // random: the group and its faults multiplied (generator.hpp)
   Isolation isolation;
   bool shrink = true;
   int shrink_budget = 400;             // candidate runs per shrink

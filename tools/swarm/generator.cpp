@@ -1,5 +1,7 @@
 #include "tools/swarm/generator.hpp"
 
+#include <stdexcept>
+
 #include "metrics/liveness.hpp"
 #include "scenarios/assignor_lists.hpp"
 #include "scenarios/errors.hpp"
@@ -32,10 +34,10 @@ Duration ms(std::int64_t n) { return Duration{n * 1000}; }
 
 class Generator {
  public:
-  Generator(std::uint64_t seed, const std::string& protocol)
+  Generator(std::uint64_t seed, const std::string& protocol, int scale)
       : rng_(Rng::stream(seed, "swarm")), upgrade_rng_(Rng::stream(seed, "swarm-classic-upgrade")),
-        classic_streams_rng_(Rng::stream(seed, "swarm-classic-streams")), protocol_(protocol) {
-    s_.name = fmt::format("swarm-{}-{}", protocol, seed);
+        classic_streams_rng_(Rng::stream(seed, "swarm-classic-streams")), protocol_(protocol), scale_(scale) {
+    s_.name = scale == 1 ? fmt::format("swarm-{}-{}", protocol, seed) : fmt::format("swarm-{}-{}-x{}", protocol, seed, scale);
     s_.seed = seed;
     s_.protocol = protocol;
     classic_ = protocols::find_protocol(protocol)->family == protocols::Family::Classic;
@@ -73,7 +75,7 @@ class Generator {
       for (int i = 0; i < n; ++i) {
         scenario::Connector c;
         c.name = fmt::format("c{}", i);
-        c.tasks = static_cast<int>(rng_.between(0, 6));
+        c.tasks = static_cast<int>(rng_.between(0, 6)) * scale_;
         if (rng_.chance(0.3)) c.revoke_cost = pick(std::vector<Duration>{0ms, 5ms, 2s});
         s_.connectors.push_back(c);
       }
@@ -83,7 +85,7 @@ class Generator {
     for (int i = 0; i < n; ++i) {
       scenario::Topic t;
       t.name = fmt::format("T{}", i);
-      t.partitions = static_cast<int>(rng_.between(1, 12));
+      t.partitions = static_cast<int>(rng_.between(1, 12)) * scale_;
       partitions_[t.name] = t.partitions;
       s_.topics.push_back(t);
     }
@@ -125,7 +127,7 @@ class Generator {
 
   void members() {
     homogeneous_ = rng_.chance(0.5);
-    const int n = static_cast<int>(rng_.between(2, 6));
+    const int n = static_cast<int>(rng_.between(2, 6)) * scale_;
     bool all_at_zero = true;
     for (int i = 0; i < n; ++i) {
       MemberSpec m;
@@ -264,7 +266,7 @@ class Generator {
 
   void faults() {
     const Duration phase = pick(std::vector<Duration>{60s, 120s, 300s});
-    const int n = static_cast<int>(rng_.between(1, 12));
+    const int n = static_cast<int>(rng_.between(1, 12)) * scale_;
     std::vector<Duration> times;
     for (int i = 0; i < n; ++i) times.push_back(between_ms(5000, phase.count() / 1000));
     std::sort(times.begin(), times.end());
@@ -483,12 +485,14 @@ class Generator {
   bool cooperative_only_ = false;                          // a member lists only cooperative-sticky
   int joined_ = 0;
   int next_number_ = 0;
+  int scale_ = 1;  // members, partitions, tasks and faults multiplied by it
 };
 
 }  // namespace
 
-Scenario random_scenario(std::uint64_t seed, const std::string& protocol) {
-  return Generator(seed, protocol).build();
+Scenario random_scenario(std::uint64_t seed, const std::string& protocol, int scale) {
+  if (scale < 1 || scale > kMaxSwarmScale) throw std::invalid_argument("random_scenario: scale out of range");
+  return Generator(seed, protocol, scale).build();
 }
 
 }  // namespace rsim::swarm

@@ -16,6 +16,10 @@ namespace rsim::swarm {
 
 // Valid by construction; the caller writes it out and loads it again, so the
 // loader has the last word and the file reproduces the run exactly.
-scenario::Scenario random_scenario(std::uint64_t seed, const std::string& protocol);
+// `scale` multiplies the group (members, partitions, connector tasks) and
+// the number of faults drawn; scale 1 is the default swarm, seed for seed
+// (at another scale the draws after the members differ).
+inline constexpr int kMaxSwarmScale = 50;
+scenario::Scenario random_scenario(std::uint64_t seed, const std::string& protocol, int scale = 1);
 
 }  // namespace rsim::swarm
