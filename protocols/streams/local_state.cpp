@@ -88,7 +88,7 @@ std::uint64_t LocalState::lag_of(const Copy* found, Time at) const {
 
 Time LocalState::maintain(const std::string& process, const TaskId& t, Time taken, Time start) {
   if (!stateful(t)) return start;
-  const std::uint64_t behind = lag_of(find(process, t, taken), start);
+  const std::uint64_t behind = lag_of(find(process, t, taken), taken);
   Copy& c = directories_[process].copies[t];
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));

@@ -306,17 +306,19 @@ TEST_CASE("streams local state: a copy queued behind another restoration is behi
   const protocols::streams::TaskId none{"0", 1}, kept{"0", 2};
   st.member_alive("P", true, time_at(0s));
   st.seed("P", kept);
-  st.release("P", kept, time_at(0s));  // a standby let go: 10,737,418 bytes behind at 10.24 s
-  // A thread takes both at 0 s: the one without a copy restores first.
-  CHECK(st.maintain("P", none, time_at(0s), time_at(0s)) == time_at(10240ms));
-  CHECK(st.maintain("P", kept, time_at(0s), time_at(10240ms)) == time_at(10342400us));
-  // While it waits, the kept copy reports its own restoration, not the wait
-  // at the restore rate (which would be 560 MB here, over the acceptable lag).
-  CHECK(st.lag("P", kept, time_at(5s)) == 10'737'418);
-  CHECK(st.lag("P", none, time_at(5s)) == 549'453'824);  // 5.24 s of restoring left
+  st.release("P", kept, time_at(0s));  // a standby let go: 10,485,760 bytes behind at 10 s
+  // A thread takes both at 10 s: the one without a copy restores first.
+  CHECK(st.maintain("P", none, time_at(10s), time_at(10s)) == time_at(20240ms));
+  // The kept copy restores what it was behind when taken (0.1 s): nobody
+  // processes the task while it waits, so its changelog gets nothing.
+  CHECK(st.maintain("P", kept, time_at(10s), time_at(20240ms)) == time_at(20340ms));
+  // While it waits, it reports its own restoration, not the wait at the
+  // restore rate (which would be 1,080 MB here, over any acceptable lag).
+  CHECK(st.lag("P", kept, time_at(15s)) == 10'485'760);
+  CHECK(st.lag("P", none, time_at(15s)) == 549'453'824);  // 5.24 s of restoring left
   // Then it restores at the rate, and is caught up at its end.
-  CHECK(st.lag("P", kept, time_at(10291200us)) == 5'368'709);
-  CHECK(st.lag("P", kept, time_at(10342400us)) == 0);
+  CHECK(st.lag("P", kept, time_at(20290ms)) == 5'242'880);
+  CHECK(st.lag("P", kept, time_at(20340ms)) == 0);
 }
 
 TEST_CASE("streams: the holder index answers Kafka's unreleased-task rules as the walk over every member does") {
