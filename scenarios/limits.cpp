@@ -149,12 +149,18 @@ void check_member_topics(const Scenario& s, const Counts& c) {
                                format_count(kMaxMemberTopics)));
 }
 
+double run_events(const Scenario& s, std::string_view protocol, const Counts& c) {
+  const Duration heartbeat = config_millis(s, heartbeat_key(s, protocol, c.upgrades));
+  const Duration metadata = config_millis(s, "metadata.max.age.ms");
+  return c.members * (periods(s, heartbeat) + periods(s, metadata)) + c.disruptions * c.members;
+}
+
 void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c, bool keeps_trace) {
   const std::string_view key = heartbeat_key(s, protocol, c.upgrades);
   const Duration heartbeat = config_millis(s, key);
   const Duration metadata = config_millis(s, "metadata.max.age.ms");
   const double rejoins = c.disruptions * c.members;
-  const double events = c.members * (periods(s, heartbeat) + periods(s, metadata)) + rejoins;
+  const double events = run_events(s, protocol, c);
   const double limit = keeps_trace ? kMaxRunEvents : kMaxSummaryRunEvents;
   if (events <= limit) return;
   const std::string also =
@@ -273,6 +279,8 @@ void check_classic_streams(const Scenario& s, std::string_view protocol) {
                                protocol, format_count(clients), format_count(tasks), format_count(pairs),
                                format_count(kMaxClassicStreamsPairs)));
 }
+
+double estimated_run_events(const Scenario& s, std::string_view protocol) { return run_events(s, protocol, count(s)); }
 
 void check_budget(const Scenario& s, std::string_view protocol, bool keeps_trace) {
   const Counts c = count(s);

@@ -90,6 +90,8 @@ inline constexpr double kMaxClassicStreamsPairs = 1e7;
 // Counts only, so it runs before the loader expands member ids; `all`
 // targets count as every member. Throws InputError.
 void check_budget(const Scenario& s, std::string_view protocol, bool keeps_trace);
+// The events check_budget estimates the run under `protocol` would execute.
+double estimated_run_events(const Scenario& s, std::string_view protocol);
 
 // Refuses a Streams application's run under a classic `protocol` beyond
 // kMaxClassicStreamsPairs. Checked when a run starts, not when the file

@@ -2,6 +2,7 @@
 // (and shrinks) a planted bug, the real protocols pass it, and its report does
 // not depend on how many runs go at once.
 #include "metrics/summary.hpp"
+#include "scenarios/limits.hpp"
 #include "scenarios/loader.hpp"
 #include "scenarios/writer.hpp"
 #include "tools/swarm/campaign.hpp"
@@ -199,6 +200,11 @@ TEST_CASE("random scenarios at a scale have K times the group; scale 1 is the de
       REQUIRE(four.connectors.size() == one.connectors.size());
       for (std::size_t i = 0; i < one.connectors.size(); ++i) CHECK(four.connectors[i].tasks == 4 * one.connectors[i].tasks);
     }
+  // A large group's horizon is cut to what a run may execute (seed 28 at
+  // scale 25: 75 members for 722,074 s with a 1 s heartbeat was refused).
+  const auto large = swarm::random_scenario(28, "eager", 25);
+  CHECK(scenario::estimated_run_events(large, "eager") <= scenario::kMaxRunEvents);
+  CHECK_NOTHROW(scenario::load_text(scenario::to_yaml(large), "x25.yaml"));
   CHECK_THROWS_AS(swarm::random_scenario(1, "eager", 0), std::invalid_argument);
   CHECK_THROWS_AS(swarm::random_scenario(1, "eager", swarm::kMaxSwarmScale + 1), std::invalid_argument);
 }

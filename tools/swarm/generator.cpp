@@ -1,10 +1,9 @@
 #include "tools/swarm/generator.hpp"
 
-#include <stdexcept>
-
 #include "metrics/liveness.hpp"
 #include "scenarios/assignor_lists.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/limits.hpp"
 #include "protocols/catalog.hpp"
 #include "sim/random.hpp"
 
@@ -14,6 +13,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 namespace rsim::swarm {
@@ -462,6 +462,12 @@ class Generator {
     if (drop > 0) s_.drop_until = quiet.time_since_epoch();
     const Duration end = quiet.time_since_epoch() + metrics::settle_bound(s_, protocol_) + 120s;
     s_.duration = std::chrono::ceil<std::chrono::seconds>(end);
+    // A large group (--scale) may not afford the bound's horizon: a run that
+    // keeps its trace executes at most kMaxRunEvents. It ends sooner then,
+    // its liveness unchecked (the report's `unchecked`), its safety judged.
+    const Duration floor{std::chrono::ceil<std::chrono::seconds>(quiet.time_since_epoch() + 120s)};
+    while (s_.duration > floor && scenario::estimated_run_events(s_, protocol_) > 0.9 * scenario::kMaxRunEvents)
+      s_.duration = std::max(floor, Duration{std::chrono::ceil<std::chrono::seconds>(s_.duration * 3 / 4)});
   }
 
   Rng rng_;
