@@ -61,6 +61,10 @@ void InvariantChecker::apply(const TraceEvent& ev, const Ownership& ownership) {
     answers.items.push_back(ev.at);
     const Time oldest = oldest_needed(ev.actor);
     trim(answers, [oldest](Time t) { return t < oldest; });
+    if (error == nullptr || *error != "REBALANCE_IN_PROGRESS") {
+      tracked->told.items.push_back(ev.at);
+      trim(tracked->told, [oldest](Time t) { return t < oldest; });
+    }
     unanswered_.erase(ev.actor);  // an answer after a zombie's end puts its bound after that end
   }
 }
@@ -158,6 +162,7 @@ void InvariantChecker::check_generation(const TraceEvent& ev) {
     if (g < last_stable_)
       add({"generation", ev.at, fmt::format("completed generation went from {} to {}", last_stable_, g), {"coordinator"}});
     last_stable_ = std::max(last_stable_, g);
+    note_completed(ev.at);
   } else if (ev.kind == "converted") {
     if (ev.integer("new-group").value_or(0) != 0) {  // an empty group replaced: epochs start again
       last_formed_ = last_stable_ = 0;
@@ -283,7 +288,9 @@ void InvariantChecker::check_ended_zombie(const std::vector<Zombie>& zombies, st
 }
 
 std::optional<InvariantChecker::Bound> InvariantChecker::bound(const Zombie& z) const {
-  const Time notice = able_to_notice(z.holder, z.from);
+  const auto chance = first_chance_to_learn(z);
+  if (!chance) return std::nullopt;
+  const Time notice = able_to_notice(z.holder, *chance);
   if (notice == Time::max()) return std::nullopt;
   Bound b{notice + *rules_.zombie_grace};
   if (const auto answer = next_answer(z.holder, z.from)) {
@@ -295,7 +302,7 @@ std::optional<InvariantChecker::Bound> InvariantChecker::bound(const Zombie& z) 
 
 Finding InvariantChecker::zombie_finding(const Zombie& z, Time deadline) const {
   return {"zombie", deadline,
-          fmt::format("removed member {} still held {} {} after it could notice (since {}, {} given to {})", z.holder,
+          fmt::format("member {} ({}) still held {} {} after it could notice (since {}, {} given to {})", z.holder, z.cause,
                       z.resource, format_duration(*rules_.zombie_grace), format_time(z.from), z.resource, z.newcomer),
           {z.holder, z.newcomer}};
 }
@@ -317,6 +324,35 @@ Time InvariantChecker::able_to_notice(const std::string& member, Time since) con
       }
   }
   return t;
+}
+
+// A static member the coordinator kept over a rebalance it did not rejoin
+// is in good standing: no heartbeat error fences it, and a cooperative
+// member keeps what it owns through every rebalance until an assignment
+// leaves something out. It can learn of the overlap only from an assignment
+// of a generation completed after the overlap began, or from an answer that
+// tells it where it stands (fenced, removed, assigned). In a rebalance storm
+// that completes no generation it cannot learn at all, in Kafka as here.
+std::optional<Time> InvariantChecker::first_chance_to_learn(const Zombie& z) const {
+  if (z.cause != "not rejoined") return z.from;
+  std::optional<Time> first;
+  const auto c = std::upper_bound(completed_.items.begin(), completed_.items.end(), z.from);
+  if (c != completed_.items.end()) first = *c;
+  if (auto it = tracked_.find(z.holder); it != tracked_.end()) {
+    const auto& told = it->second.told.items;
+    const auto t = std::lower_bound(told.begin(), told.end(), z.from);
+    if (t != told.end() && (!first || *t < *first)) first = *t;
+  }
+  return first;
+}
+
+// Completions before every unchecked zombie's start are read by no bound.
+void InvariantChecker::note_completed(Time at) {
+  completed_.items.push_back(at);
+  if (completed_.items.size() <= 2 * completed_.kept + 64) return;  // trim's own test, before the walk
+  Time oldest = now_;
+  for (const auto& [holder, zombies] : unchecked_) oldest = std::min(oldest, zombies.begin()->second);
+  trim(completed_, [oldest](Time t) { return t < oldest; });
 }
 
 std::optional<Time> InvariantChecker::next_answer(const std::string& member, Time since) const {

@@ -10,7 +10,11 @@
 //   the coordinator lost on the way is noticed only when the member's own
 //   wait for it ends (a JoinGroup's at the rebalance timeout + 5 s, any other
 //   request's at request.timeout.ms, a classic heartbeat's at the next one),
-//   and losses in turn add up;
+//   and losses in turn add up; a static member kept over a rebalance it did
+//   not rejoin is not removed and keeps what it owns through rebalances
+//   (KIP-429), so its bound starts at the first generation completed after
+//   the overlap began, or at an answer that tells it where it stands, and
+//   there is none while no generation completes (a rebalance storm);
 // - generations and group epochs only grow (a generation formed again after
 //   a failover reloaded the one before it is Kafka's behaviour, counted apart);
 //   a member's epochs only grow within one process;
@@ -108,6 +112,8 @@ class InvariantChecker {
   void close(const std::string& member, const std::string& what, Time at);
   Time able_to_notice(const std::string& member, Time since) const;
   std::optional<Time> next_answer(const std::string& member, Time since) const;
+  std::optional<Time> first_chance_to_learn(const Zombie& z) const;
+  void note_completed(Time at);
   void follow_zombies(const std::vector<Zombie>& zombies, Time now);
   void check_ended_zombie(const std::vector<Zombie>& zombies, std::size_t index);
   std::optional<Bound> bound(const Zombie& z) const;
@@ -122,6 +128,10 @@ class InvariantChecker {
   int last_formed_ = 0;  // the last generation formed or loaded
   int last_stable_ = 0;  // the last generation that completed (assignments handed out)
   int reissued_ = 0;
+  // When the group completed a generation (its leader's assignment handed
+  // out): a static member kept over a rebalance it did not rejoin learns
+  // what it lost only from an assignment of a later completed generation.
+  History<Time> completed_;
   std::map<std::string, std::string> member_protocol_;  // member -> its own rebalance protocol (an assignor list's)
   // member -> (impairment kind -> intervals): frozen, cut off, slow,
   // revoking, waiting for an answer that was lost.
@@ -139,6 +149,10 @@ class InvariantChecker {
   struct Tracked {
     std::optional<int> epoch;
     History<Time> answers;
+    // The answers that tell the member where it stands: all but a
+    // REBALANCE_IN_PROGRESS heartbeat, which tells a cooperative member
+    // nothing of what it owns (it rejoins and keeps everything, KIP-429).
+    History<Time> told;
   };
   std::unordered_map<std::string, Tracked> tracked_;  // looked up; iterated only to reset epochs; never erased
   // tracked_'s entries by the events' actor slots, found once by name:

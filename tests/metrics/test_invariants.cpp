@@ -474,6 +474,53 @@ TEST_CASE("invariants: Kafka's overlaps are zombies with their cause, not violat
   CHECK(c.zombies[0].cause == "conversion");
 }
 
+TEST_CASE("invariants: a static member kept without rejoining learns from a completed generation or an answer that tells it") {
+  // B, static, kept over generation 2 without joining it, still holds T-0,
+  // given to A in generation 2 at 9 s (completed at 9 s); B never lets go.
+  // From 10 s on the group rebalances again and B's heartbeats are answered
+  // REBALANCE_IN_PROGRESS: a cooperative member rejoins and keeps what it
+  // owns, so that tells it nothing.
+  auto storm = [] {
+    Script t;
+    t.ev(0s, "A", "start").ev(0s, "B", "start");
+    t.ev(1s, "B", "joined", {{"member-id", std::string("B-1")}, {"generation", std::int64_t{1}}, {"leader", std::string("B-1")}});
+    t.ev(1s, "A", "joined", {{"member-id", std::string("A-1")}, {"generation", std::int64_t{1}}, {"leader", std::string("B-1")}});
+    t.owns(1s, "B", {"T-0"}, 1);
+    t.ev(9s, "coordinator", "stable", {{"generation", std::int64_t{2}}});
+    t.ev(9s, "A", "joined", {{"member-id", std::string("A-1")}, {"generation", std::int64_t{2}}, {"leader", std::string("A-1")}});
+    t.owns(9s, "A", {"T-0"}, 2);
+    for (auto at = 10s; at < 60s; at += 5s) t.ev(at, "B", "heartbeat", {{"error", std::string("REBALANCE_IN_PROGRESS")}});
+    return t;
+  };
+  // No generation completes after the overlap began: B cannot learn.
+  const auto stormy = check(storm(), bounded(10s));
+  CHECK_FALSE(stormy.violation);
+  REQUIRE(stormy.zombies.size() == 1);
+  CHECK(stormy.zombies[0].cause == "not rejoined");
+  // Generation 3 completes at 30 s: B could have had its assignment then.
+  Script completed = storm();
+  completed.ev(30s, "coordinator", "stable", {{"generation", std::int64_t{3}}});
+  const auto late = check(completed, bounded(10s));
+  REQUIRE(late.violation);
+  CHECK(late.violation->invariant == "zombie");
+  CHECK(late.violation->at == time_at(40s));
+  // Fenced at 20 s (UNKNOWN_MEMBER_ID tells it it is out): bound 20 + 10 s.
+  Script fenced = storm();
+  fenced.ev(20s, "B", "heartbeat", {{"error", std::string("UNKNOWN_MEMBER_ID")}});
+  std::stable_sort(fenced.events.begin(), fenced.events.end(), [](const TraceEvent& a, const TraceEvent& b) { return a.at < b.at; });
+  const auto told = check(fenced, bounded(10s));
+  REQUIRE(told.violation);
+  CHECK(told.violation->at == time_at(30s));
+  // A removed member learns from its heartbeats whatever the group does.
+  Script removed = storm();
+  removed.events.insert(removed.events.begin() + 5, TraceEvent{time_at(5s), "coordinator", "member-removed",
+                                                               {{"member", std::string("B")},
+                                                                {"reason", std::string("session timeout expired")}}});
+  const auto gone = check(removed, bounded(10s));
+  REQUIRE(gone.violation);
+  CHECK(gone.violation->at == time_at(19s));
+}
+
 TEST_CASE("invariants: a KIP-848 member taking what its heartbeat did not list, after a later epoch gave it away, is a zombie") {
   // A, still reconciling epoch 7 (T-0), listed what it owned without T-0;
   // the coordinator released T-0 and gave it to B at epoch 9. Either order
