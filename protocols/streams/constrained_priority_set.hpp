@@ -1,14 +1,20 @@
 // Kafka Streams' ConstrainedPrioritySet (Kafka 3.8.0): clients queued by a
 // weight (their load), then process id; a poll returns the lightest client
 // that satisfies a constraint for the task and leaves the others queued.
+//
+// The heap holds clients by their rank in the ClientStates map (process id
+// order), and reads a client's weight from its state at every comparison, as
+// Kafka's comparator does: a lookup by process id at every comparison was
+// most of a 150-client group's run (issue 16).
 #pragma once
 
 #include "protocols/streams/ha_client_state.hpp"
 #include "protocols/streams/java_priority_queue.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
-#include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace rsim::protocols::streams::ha {
@@ -16,54 +22,83 @@ namespace rsim::protocols::streams::ha {
 class ConstrainedPrioritySet {
  public:
   using Constraint = std::function<bool(const ProcessId&, const TaskId&)>;
-  using Weight = std::function<double(const ProcessId&)>;
+  using Weight = std::function<double(const ClientState&)>;
   using Filter = std::function<bool(const ProcessId&)>;
 
-  ConstrainedPrioritySet(Constraint constraint, Weight weight)
-      : constraint_(std::move(constraint)), queue_(ByWeight{std::move(weight)}) {}
+  // `clients` must outlive the set and keep its keys while it is in use
+  // (the assignors only change what clients hold, never which there are).
+  ConstrainedPrioritySet(const ClientStates& clients, Constraint constraint, Weight weight)
+      : constraint_(std::move(constraint)), queue_(ByWeight{this, std::move(weight)}) {
+    nodes_.reserve(clients.size());
+    for (const auto& node : clients) nodes_.push_back(&node);
+    queued_.assign(nodes_.size(), false);
+  }
+  ConstrainedPrioritySet(const ConstrainedPrioritySet&) = delete;  // the comparator points here
+  ConstrainedPrioritySet& operator=(const ConstrainedPrioritySet&) = delete;
 
   // The lightest queued client satisfying both constraints, taken out of the
   // queue; the clients it passed over go back.
   std::optional<ProcessId> poll(const TaskId& task, const Filter& extra = [](const ProcessId&) { return true; }) {
     // Kafka remembers the passed-over clients in a HashSet and re-offers them
     // in its iteration order. For the test UUIDs (new UUID(0, n), hashCode n,
-    // few clients) that order is ascending, and so is a std::set's.
-    std::set<ProcessId> passed_over;
+    // few clients) that order is ascending, and so is rank order.
+    std::vector<Rank> passed_over;
     while (auto candidate = queue_.poll()) {
-      queued_.erase(*candidate);
-      if (constraint_(*candidate, task) && extra(*candidate)) {
-        for (const auto& c : passed_over) offer(c);
-        return candidate;
+      queued_[*candidate] = false;
+      const ProcessId& id = nodes_[*candidate]->first;
+      if (constraint_(id, task) && extra(id)) {
+        reoffer(passed_over);
+        return id;
       }
-      passed_over.insert(*candidate);
+      passed_over.push_back(*candidate);
     }
-    for (const auto& c : passed_over) offer(c);
+    reoffer(passed_over);
     return std::nullopt;
   }
 
   // Queues the client, or re-queues it at its current weight.
-  void offer(const ProcessId& client) {
-    if (!queued_.insert(client).second) queue_.remove(client);
-    queue_.offer(client);
-  }
+  void offer(const ProcessId& client) { offer(rank_of(client)); }
 
   void offer_all(const std::vector<ProcessId>& clients) {
     for (const auto& c : clients) offer(c);
   }
 
  private:
+  using Rank = std::size_t;  // the client's position in ClientStates
+  using Node = ClientStates::value_type;
+
   struct ByWeight {
+    const ConstrainedPrioritySet* set;
     Weight weight;
-    int operator()(const ProcessId& a, const ProcessId& b) const {
-      const double wa = weight(a), wb = weight(b);
+    int operator()(Rank a, Rank b) const {
+      const double wa = weight(set->nodes_[a]->second), wb = weight(set->nodes_[b]->second);
       if (wa != wb) return wa < wb ? -1 : 1;
-      return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
+      return a < b ? -1 : (a == b ? 0 : 1);  // rank order is process id order
     }
   };
 
+  Rank rank_of(const ProcessId& client) const {
+    const auto it = std::lower_bound(nodes_.begin(), nodes_.end(), client,
+                                     [](const Node* n, const ProcessId& id) { return n->first < id; });
+    if (it == nodes_.end() || (*it)->first != client) throw std::logic_error("not a client of this set: " + client);
+    return static_cast<Rank>(it - nodes_.begin());
+  }
+
+  void offer(Rank r) {
+    if (queued_[r]) queue_.remove(r);
+    queued_[r] = true;
+    queue_.offer(r);
+  }
+
+  void reoffer(std::vector<Rank>& ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    for (const Rank r : ranks) offer(r);
+  }
+
+  std::vector<const Node*> nodes_;
+  std::vector<bool> queued_;
   Constraint constraint_;
-  JavaPriorityQueue<ProcessId, ByWeight> queue_;
-  std::set<ProcessId> queued_;
+  JavaPriorityQueue<Rank, ByWeight> queue_;
 };
 
 }  // namespace rsim::protocols::streams::ha

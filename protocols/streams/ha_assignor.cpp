@@ -86,8 +86,9 @@ std::vector<ProcessId> ids(const ClientStates& clients) {
 // on the least loaded clients that hold no copy of it yet; a shortage of
 // clients leaves standbys out (Kafka logs a warning).
 void assign_standbys(ClientStates& clients, const OrderedTasks& stateful, int num_standby_replicas) {
-  ConstrainedPrioritySet by_load([&clients](const ProcessId& c, const TaskId& t) { return !clients.at(c).has_assigned(t); },
-                                 [&clients](const ProcessId& c) { return clients.at(c).assigned_load(); });
+  ConstrainedPrioritySet by_load(
+      clients, [&clients](const ProcessId& c, const TaskId& t) { return !clients.at(c).has_assigned(t); },
+      [](const ClientState& c) { return c.assigned_load(); });
   by_load.offer_all(ids(clients));
   for (const auto& task : stateful) {
     for (int placed = 0; placed < num_standby_replicas; ++placed) {
@@ -104,23 +105,26 @@ LagTables lag_tables(const ClientStates& clients, const OrderedTasks& stateful, 
   for (const auto& task : stateful) {
     auto& caught = t.caught_up[task];
     auto& by_lag = t.by_lag[task];
+    std::vector<std::pair<std::int64_t, const ProcessId*>> lags;  // read once, not at every comparison
+    lags.reserve(clients.size());
     for (const auto& [id, state] : clients) {
-      if (caught_up(state.lag_for(task), acceptable_recovery_lag)) caught.insert(id);
-      by_lag.push_back(id);
+      const std::int64_t lag = state.lag_for(task);
+      if (caught_up(lag, acceptable_recovery_lag)) caught.insert(id);
+      lags.emplace_back(lag, &id);
     }
     // Sentinel lags sort as the numbers they are: UNKNOWN_OFFSET_SUM (-3)
-    // first, as in Kafka's comparingLong(lagFor).
-    std::stable_sort(by_lag.begin(), by_lag.end(), [&](const ProcessId& a, const ProcessId& b) {
-      return clients.at(a).lag_for(task) < clients.at(b).lag_for(task);
-    });
+    // first, as in Kafka's comparingLong(lagFor); ties keep process id order.
+    std::stable_sort(lags.begin(), lags.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    by_lag.reserve(lags.size());
+    for (const auto& [lag, id] : lags) by_lag.push_back(*id);
   }
   return t;
 }
 
 // Stateless tasks cost no restoration, so they only even out the active load.
 void assign_stateless_actives(ClientStates& clients, const OrderedTasks& stateless) {
-  ConstrainedPrioritySet by_active_load([](const ProcessId&, const TaskId&) { return true; },
-                                        [&clients](const ProcessId& c) { return clients.at(c).active_load(); });
+  ConstrainedPrioritySet by_active_load(
+      clients, [](const ProcessId&, const TaskId&) { return true; }, [](const ClientState& c) { return c.active_load(); });
   by_active_load.offer_all(ids(clients));
   for (const auto& task : stateless) {
     const ProcessId client = *by_active_load.poll(task);

@@ -43,9 +43,12 @@ TaskMovement movement(const LagTables& tables, const TaskId& task, const Process
   return TaskMovement{task, destination, static_cast<int>(tables.caught_up.at(task).size())};
 }
 
+
+// Returned as a prvalue: built in place (the set cannot be copied).
 ConstrainedPrioritySet caught_up_clients_by_load(const LagTables& tables, const ClientStates& clients) {
-  return ConstrainedPrioritySet([&tables](const ProcessId& c, const TaskId& t) { return caught_up_on(tables, t, c); },
-                                [&clients](const ProcessId& c) { return clients.at(c).assigned_load(); });
+  return ConstrainedPrioritySet(
+      clients, [&tables](const ProcessId& c, const TaskId& t) { return caught_up_on(tables, t, c); },
+      [](const ClientState& c) { return c.assigned_load(); });
 }
 
 // The first client in lag order before `destination` that passes `eligible`.
