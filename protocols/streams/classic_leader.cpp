@@ -185,7 +185,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
     // its whole changelog.
     for (const auto& t : stateful) {
       const auto it = c.reported.find(t);
-      in.lags[t] = it != c.reported.end() ? it->second : changelog_records_;
+      in.lags.emplace_hint(in.lags.end(), t, it != c.reported.end() ? it->second : changelog_records_);  // in key order
     }
   }
   const ha::Assignment result = ha::assign(inputs, all, stateful, configs_);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 namespace rsim::protocols::streams::ha {
@@ -133,11 +134,31 @@ void assign_stateless_actives(ClientStates& clients, const OrderedTasks& statele
   }
 }
 
+// The first stateful task (in key order) some client has no lag for, and
+// the first such client: one walk of each client's lags beside the tasks,
+// not a lookup per task and client.
+std::optional<std::pair<TaskId, const ProcessId*>> first_missing_lag(const std::map<ProcessId, ClientInput>& clients,
+                                                                     const TaskSet& stateful) {
+  std::optional<std::pair<TaskId, const ProcessId*>> first;
+  for (const auto& [id, c] : clients) {
+    auto lag = c.lags.begin();
+    for (const auto& t : stateful) {
+      while (lag != c.lags.end() && lag->first < t) ++lag;
+      if (lag != c.lags.end() && lag->first == t) continue;
+      if (!first || t < first->first) first.emplace(t, &id);  // a tie keeps the earlier client
+      break;
+    }
+  }
+  return first;
+}
+
+// The first error in task order, as a check of every client per task finds.
 void check_input(const std::map<ProcessId, ClientInput>& clients, const TaskSet& all_tasks, const TaskSet& stateful) {
+  const auto missing = first_missing_lag(clients, stateful);
   for (const auto& t : stateful) {
     if (!all_tasks.contains(t)) throw std::invalid_argument("stateful task " + to_string(t) + " is not one of the tasks");
-    for (const auto& [id, c] : clients)
-      if (!c.lags.contains(t)) throw std::invalid_argument("client " + id + " has no lag for stateful task " + to_string(t));
+    if (missing && missing->first == t)
+      throw std::invalid_argument("client " + *missing->second + " has no lag for stateful task " + to_string(t));
   }
   if (clients.empty() && !all_tasks.empty()) throw std::invalid_argument("tasks to assign but no client");
 }

@@ -31,7 +31,8 @@ int KafkaTaskOrder::compare(const TaskId& a, const TaskId& b) {
   return three_way(a.partition, b.partition);
 }
 
-ClientState::ClientState(int capacity, std::map<TaskId, std::int64_t> lags) : capacity_(capacity), lags_(std::move(lags)) {
+ClientState::ClientState(int capacity, const std::map<TaskId, std::int64_t>& lags)
+    : capacity_(capacity), lags_(boost::container::ordered_unique_range, lags.begin(), lags.end()) {
   if (capacity_ <= 0) throw std::invalid_argument("a client's capacity (stream threads) must be positive");
 }
 

@@ -272,4 +272,29 @@ TEST_CASE("high-availability: the answers to 2,000 random groups are pinned") {
   CHECK(answers.size() == 695389);
   CHECK(fmt::format("{:016x}", fnv1a(answers)) == "7d82180ca91841d8");
 }
+
+TEST_CASE("high-availability: input without a lag names the first task in order, then the first client") {
+  const st::TaskSet all = tasks({"0_0", "0_1", "0_2"});
+  std::map<ha::ProcessId, ha::ClientInput> clients;
+  clients["pid1"] = ha::ClientInput{1, {}, {}, {{task("0_0"), 0}, {task("0_1"), 0}}};               // lacks 0_2
+  clients["pid2"] = ha::ClientInput{1, {}, {}, {{task("0_0"), 0}, {task("0_2"), 0}}};               // lacks 0_1
+  clients["pid3"] = ha::ClientInput{1, {}, {}, {{task("0_0"), 0}, {task("0_2"), 0}}};               // lacks 0_1 too
+  auto error = [&](const st::TaskSet& all_tasks, const st::TaskSet& stateful) {
+    try {
+      ha::assign(clients, all_tasks, stateful, ha::AssignmentConfigs{});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("none");
+  };
+  CHECK(error(all, all) == "client pid2 has no lag for stateful task 0_1");
+  CHECK(error(all, tasks({"0_0", "0_2"})) == "client pid1 has no lag for stateful task 0_2");
+  // A stateful task that is not a task is reported first when it comes first.
+  CHECK(error(tasks({"0_1", "0_2"}), all) == "stateful task 0_0 is not one of the tasks");
+  CHECK(error(tasks({"0_0", "0_2"}), all) == "stateful task 0_1 is not one of the tasks");
+  clients["pid2"].lags[task("0_1")] = 5;
+  clients["pid3"].lags[task("0_1")] = 5;
+  clients["pid1"].lags[task("0_2")] = 5;
+  CHECK(error(all, all) == "none");
+}
 }
