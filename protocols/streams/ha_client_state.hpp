@@ -51,6 +51,8 @@ class ClientState {
   // Throws std::invalid_argument for a task the client reported no lag for:
   // Kafka computes a lag for every stateful task of every client.
   std::int64_t lag_for(const TaskId& t) const;
+  // Every lag the client reported, in task key order (std::less).
+  const boost::container::flat_map<TaskId, std::int64_t>& lags() const { return lags_; }
 
   // Assigning a task the client already holds (either role) throws, as
   // Kafka's assertNotAssigned; unassigning one it does not hold throws.
