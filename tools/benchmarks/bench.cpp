@@ -33,6 +33,8 @@
 #include <malloc.h>
 #include <map>
 #include <queue>
+#include <string>
+#include <string_view>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <tuple>
@@ -405,9 +407,25 @@ BenchTopics bench_topics(int partitions, int count) {
   return b;
 }
 
+// A bench protocol: a protocol's name, or `eager-streams` and
+// `cooperative-streams`, a Streams application (the same topology as
+// `streams`) over the classic protocol, its leader running Kafka's
+// HighAvailabilityTaskAssignor: Streams before and after 2.4.
+struct BenchProtocol {
+  std::string runs;       // the protocol the run is under
+  bool topology = false;  // a Streams application
+};
+
+BenchProtocol bench_protocol(const std::string& name) {
+  constexpr std::string_view classic_streams = "-streams";
+  if (name.size() > classic_streams.size() && name.ends_with(classic_streams))
+    return {name.substr(0, name.size() - classic_streams.size()), true};
+  return {name, name == "streams"};
+}
+
 std::string rolling_bounce_of(int members, int partitions, const std::string& protocol, int bounces = 1,
                               int topic_count = 1) {
-  const bool streams = protocol == "streams";
+  const bool streams = bench_protocol(protocol).topology;
   const int round = 10 * members + 120;
   const BenchTopics t = bench_topics(partitions, topic_count);
   std::string events;
@@ -425,7 +443,7 @@ topics: [{}]
 {}members: {{count: {}, prefix: c{}}}
 events:
 {})",
-                     30 + bounces * round, streams ? "protocol: streams\n" : "", t.topics,
+                     30 + bounces * round, streams ? "protocol: " + bench_protocol(protocol).runs + "\n" : "", t.topics,
                      streams ? "topology: {subtopologies: [" + t.subtopologies + "]}\n" : "", members,
                      streams ? "" : ", subscribe: [" + t.subscribe + "]", events);
 }
@@ -441,7 +459,7 @@ struct PointResult {
 PointResult measure_point(const std::string& text, const std::string& protocol, int repeats) {
   const auto s = scenario::load_text(text, "bench.yaml");
   scenario::RunOptions o;
-  o.protocol = protocol;
+  o.protocol = bench_protocol(protocol).runs;
   o.routine_events = false;  // as `run --timeline none`: no trace kept, the summary folded as the run goes
   o.keep_trace = false;
   std::vector<double> ms;
@@ -504,7 +522,7 @@ void print_growth(const GridOptions& g, const std::map<std::tuple<std::string, i
         per_event += fmt::format(" {:>5.2f}", growth(n0, a.wall_ms / static_cast<double>(a.events), n1,
                                                      b.wall_ms / static_cast<double>(b.events)));
       }
-      fmt::print("    {:>3} N partitions {:<12} wall{}   per event{}\n", per, protocol, wall, per_event);
+      fmt::print("    {:>3} N partitions {:<19} wall{}   per event{}\n", per, protocol, wall, per_event);
     }
   }
 }
@@ -517,7 +535,7 @@ void bench_scenarios(const GridOptions& g) {
   fmt::print("scenarios: a rolling bounce of every member (N members, P N partitions over {} topic{}), run + metrics, median of {}\n",
              g.topics, g.topics == 1 ? "" : "s", g.repeats);
   fmt::print("  baseline: bare std::priority_queue push/pop {:.2f} M events/s\n", b / 1e6);
-  fmt::print("  {:>7} {:>10} {:<12} {:>10} {:>5} {:>12} {:>11} {:>8} {:>11} {:>9}\n", "members", "partitions", "protocol",
+  fmt::print("  {:>7} {:>10} {:<19} {:>10} {:>5} {:>12} {:>11} {:>8} {:>11} {:>9}\n", "members", "partitions", "protocol",
              "wall ms", "runs", "events", "M events/s", "/ bare", "sim / wall", "peak MiB");
   std::map<std::tuple<std::string, int, int>, PointResult> results;
   for (const int per : g.per_member) {
@@ -526,7 +544,7 @@ void bench_scenarios(const GridOptions& g) {
         const PointResult p =
             measure_in_child(rolling_bounce_of(members, per * members, protocol, 1, g.topics), protocol, g.repeats);
         const double rate = static_cast<double>(p.events) / (p.wall_ms / 1000.0);
-        fmt::print("  {:>7} {:>10} {:<12} {:>10.1f} {:>5} {:>12} {:>11.2f} {:>7.2f}x {:>10.0f}x {:>9.0f}\n", members,
+        fmt::print("  {:>7} {:>10} {:<19} {:>10.1f} {:>5} {:>12} {:>11.2f} {:>7.2f}x {:>10.0f}x {:>9.0f}\n", members,
                    per * members, protocol, p.wall_ms, p.runs, p.events, rate / 1e6, rate / b,
                    p.simulated_s / (p.wall_ms / 1000.0), static_cast<double>(p.peak_kib) / 1024.0);
         std::fflush(stdout);
@@ -554,7 +572,7 @@ struct HorizonOptions {
 void bench_horizon(const HorizonOptions& h) {
   fmt::print("horizon: {} members, {} partitions, B rolling bounces one after another (a run B times as long), one run each\n",
              h.members, h.members * h.per_member);
-  fmt::print("  {:<12} {:>8} {:>10} {:>12} {:>9} {:>14}\n", "protocol", "bounces", "wall s", "events", "peak MiB",
+  fmt::print("  {:<19} {:>8} {:>10} {:>12} {:>9} {:>14}\n", "protocol", "bounces", "wall s", "events", "peak MiB",
              "peak / first");
   for (const auto& protocol : h.protocols) {
     double first = 0;
@@ -562,7 +580,7 @@ void bench_horizon(const HorizonOptions& h) {
       const PointResult p = measure_in_child(rolling_bounce_of(h.members, h.members * h.per_member, protocol, b), protocol, 1);
       const double mib = static_cast<double>(p.peak_kib) / 1024.0;
       if (first == 0) first = mib;
-      fmt::print("  {:<12} {:>8} {:>10.1f} {:>12} {:>9.1f} {:>13.2f}x\n", protocol, b, p.wall_ms / 1000.0, p.events, mib,
+      fmt::print("  {:<19} {:>8} {:>10.1f} {:>12} {:>9.1f} {:>13.2f}x\n", protocol, b, p.wall_ms / 1000.0, p.events, mib,
                  mib / first);
       std::fflush(stdout);
     }
