@@ -156,13 +156,14 @@ double run_events(const Scenario& s, std::string_view protocol, const Counts& c)
 }
 
 void check_run_events(const Scenario& s, std::string_view protocol, const Counts& c, bool keeps_trace) {
+  const double events = run_events(s, protocol, c);
+  const double limit = keeps_trace ? kMaxRunEvents : kMaxSummaryRunEvents;
+  if (events <= limit) return;
+  // What the message names, read again only for a run refused.
   const std::string_view key = heartbeat_key(s, protocol, c.upgrades);
   const Duration heartbeat = config_millis(s, key);
   const Duration metadata = config_millis(s, "metadata.max.age.ms");
   const double rejoins = c.disruptions * c.members;
-  const double events = run_events(s, protocol, c);
-  const double limit = keeps_trace ? kMaxRunEvents : kMaxSummaryRunEvents;
-  if (events <= limit) return;
   const std::string also =
       rejoins > 0 ? fmt::format(", plus every member rejoining at each of {} disruptions", format_count(c.disruptions))
                   : std::string();
