@@ -124,6 +124,7 @@ class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
 
  private:
   Group group_of(const std::vector<JoinedMember>& members, const TaskSet& stateful) const;
+  ha::TaskLags lags_of(const Client& c, const TaskSet& stateful) const;
   std::vector<std::pair<std::string, MemberAssignment>> per_thread(const Group& group,
                                                                    const ha::Assignment& result, const TaskSet& stateful,
                                                                    const std::string& probing_client) const;
@@ -164,6 +165,23 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
   return g;
 }
 
+// ClientState.computeTaskLags: a task the client did not report lags by its
+// whole changelog. Both in key order: one walk of the reported copies, and
+// the lags adopted as sorted (an insertion compares keys).
+ha::TaskLags ClassicStreamsProtocol::lags_of(const Client& c, const TaskSet& stateful) const {
+  ha::TaskLags::sequence_type lags;
+  lags.reserve(stateful.size());
+  auto reported = c.reported.begin();
+  for (const auto& t : stateful) {
+    while (reported != c.reported.end() && reported->first < t) ++reported;
+    const bool known = reported != c.reported.end() && reported->first == t;
+    lags.emplace_back(t, known ? reported->second : changelog_records_);
+  }
+  ha::TaskLags out;
+  out.adopt_sequence(boost::container::ordered_unique_range, std::move(lags));
+  return out;
+}
+
 std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::assign(
     const Assignor&, const classic::Metadata& metadata, const std::vector<JoinedMember>& members, classic::LeaderState*,
     const classic::LeaderView& view) const {
@@ -181,14 +199,9 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
     in.capacity = static_cast<int>(c.consumers.size());
     in.prev_active = c.prev_active;
     in.prev_standby = c.prev_standby;
-    // ClientState.computeTaskLags: a task the client did not report lags by
-    // its whole changelog.
-    for (const auto& t : stateful) {
-      const auto it = c.reported.find(t);
-      in.lags.emplace_hint(in.lags.end(), t, it != c.reported.end() ? it->second : changelog_records_);  // in key order
-    }
+    in.lags = lags_of(c, stateful);
   }
-  const ha::Assignment result = ha::assign(inputs, all, stateful, configs_);
+  const ha::Assignment result = ha::assign(std::move(inputs), all, stateful, configs_);
   // The leader's own client triggers the probing rebalance.
   std::string probing_client;
   if (result.probing_rebalance_needed)

@@ -41,7 +41,7 @@ struct AssignmentConfigs {
 struct ClientInput {
   int capacity = 1;  // stream threads
   TaskSet prev_active, prev_standby;
-  std::map<TaskId, std::int64_t> lags;  // per stateful task; see task_lags()
+  TaskLags lags;  // per stateful task; see task_lags()
 };
 
 // Per client its tasks; `standby` and `warmup` are disjoint. Kafka's
@@ -52,15 +52,10 @@ struct Assignment {
   bool probing_rebalance_needed = false;
 };
 
-// Caught up: running the task as an active (LATEST_OFFSET), or any lag when
-// the acceptable lag is unbounded, or a known lag within it.
-inline bool caught_up(std::int64_t lag, std::int64_t acceptable_recovery_lag) {
-  return lag == kLatestOffset || acceptable_recovery_lag == kMaxLag || (lag >= 0 && lag <= acceptable_recovery_lag);
-}
-
 // Throws std::invalid_argument when a client lacks a lag for a stateful task
-// or has no thread; a stateful task must be one of `all_tasks`.
-Assignment assign(const std::map<ProcessId, ClientInput>& clients, const TaskSet& all_tasks, const TaskSet& stateful_tasks,
+// or has no thread; a stateful task must be one of `all_tasks`. Takes the
+// clients by value: their lags move into the assignor's client states.
+Assignment assign(std::map<ProcessId, ClientInput> clients, const TaskSet& all_tasks, const TaskSet& stateful_tasks,
                   const AssignmentConfigs& configs);
 
 // ClientState.computeTaskLags: a client's lag per task from the offset sums it
@@ -68,7 +63,6 @@ Assignment assign(const std::map<ProcessId, ClientInput>& clients, const TaskSet
 // by the whole end offset sum; LATEST_OFFSET and UNKNOWN_OFFSET_SUM pass
 // through; an offset sum beyond the end (corrupted state) lags by the end
 // offset sum, so the client is not preferred for it.
-std::map<TaskId, std::int64_t> task_lags(const std::map<TaskId, std::int64_t>& offset_sums,
-                                         const std::map<TaskId, std::int64_t>& end_offset_sums);
+TaskLags task_lags(const std::map<TaskId, std::int64_t>& offset_sums, const std::map<TaskId, std::int64_t>& end_offset_sums);
 
 }  // namespace rsim::protocols::streams::ha

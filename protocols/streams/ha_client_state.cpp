@@ -31,8 +31,7 @@ int KafkaTaskOrder::compare(const TaskId& a, const TaskId& b) {
   return three_way(a.partition, b.partition);
 }
 
-ClientState::ClientState(int capacity, const std::map<TaskId, std::int64_t>& lags)
-    : capacity_(capacity), lags_(boost::container::ordered_unique_range, lags.begin(), lags.end()) {
+ClientState::ClientState(int capacity, TaskLags lags) : capacity_(capacity), lags_(std::move(lags)) {
   if (capacity_ <= 0) throw std::invalid_argument("a client's capacity (stream threads) must be positive");
 }
 

@@ -27,9 +27,21 @@ inline constexpr std::int64_t kUnknownOffsetSum = -3;
 // "every client is caught up" (no warm-ups).
 inline constexpr std::int64_t kMaxLag = std::numeric_limits<std::int64_t>::max();
 
+// Caught up: running the task as an active (LATEST_OFFSET), or any lag when
+// the acceptable lag is unbounded, or a known lag within it.
+inline bool caught_up(std::int64_t lag, std::int64_t acceptable_recovery_lag) {
+  return lag == kLatestOffset || acceptable_recovery_lag == kMaxLag || (lag >= 0 && lag <= acceptable_recovery_lag);
+}
+
 // Kafka's process id is a UUID; here a string, ordered byte-wise where Kafka
 // orders UUIDs (TreeMap<ProcessId, ...>, ties in client comparators).
 using ProcessId = std::string;
+
+// A client's lag per stateful task, sorted by task key (std::less) and
+// contiguous: the assignor reads every client's lag for every task at each
+// rebalance, and a tree's nodes were most of a 300-client classic Streams
+// run (cache misses, allocation; issue 16).
+using TaskLags = boost::container::flat_map<TaskId, std::int64_t>;
 
 // TaskId.compareTo: sub-topology as a number, then partition. Our sub-topology
 // ids are strings; two decimal ones compare as numbers ("2" < "10"), anything
@@ -42,7 +54,7 @@ using OrderedTasks = std::set<TaskId, KafkaTaskOrder>;
 
 class ClientState {
  public:
-  ClientState(int capacity, const std::map<TaskId, std::int64_t>& lags);
+  ClientState(int capacity, TaskLags lags);
 
   int capacity() const { return capacity_; }
   const OrderedTasks& active() const { return active_; }
@@ -52,7 +64,7 @@ class ClientState {
   // Kafka computes a lag for every stateful task of every client.
   std::int64_t lag_for(const TaskId& t) const;
   // Every lag the client reported, in task key order (std::less).
-  const boost::container::flat_map<TaskId, std::int64_t>& lags() const { return lags_; }
+  const TaskLags& lags() const { return lags_; }
 
   // Assigning a task the client already holds (either role) throws, as
   // Kafka's assertNotAssigned; unassigning one it does not hold throws.
@@ -75,10 +87,7 @@ class ClientState {
   void assert_not_assigned(const TaskId& t) const;
 
   int capacity_;
-  // Sorted and contiguous: the assignor reads every client's lag for every
-  // task at each rebalance, and a tree's nodes were most of a 300-client
-  // classic Streams run (cache misses, issue 16).
-  boost::container::flat_map<TaskId, std::int64_t> lags_;
+  TaskLags lags_;
   OrderedTasks active_, standby_;
 };
 

@@ -7,18 +7,48 @@
 
 #include "protocols/streams/ha_client_state.hpp"
 
+#include <boost/container/flat_set.hpp>
+
 #include <cstdint>
 #include <map>
-#include <set>
 #include <vector>
 
 namespace rsim::protocols::streams::ha {
 
 // Per stateful task: the caught-up clients, and every client from the most
-// caught up (lowest lag, then process id) to the least.
-struct LagTables {
-  std::map<TaskId, std::set<ProcessId>, KafkaTaskOrder> caught_up;
-  std::map<TaskId, std::vector<ProcessId>, KafkaTaskOrder> by_lag;
+// caught up (lowest lag, then process id) to the least. Kafka builds both for
+// every task. Here the caught-up clients are a bit per client in process id
+// order, and a task's lag order is built from the clients' lags when first
+// read (the same order: lags do not change while the assignor runs); the
+// movements read it only where a client holding the task is not caught up.
+// A string per client and task in both tables was most of a 300-client
+// rebalance (issue 16).
+class LagTables {
+ public:
+  using CaughtUp = std::map<TaskId, boost::container::flat_set<ProcessId>, KafkaTaskOrder>;
+  using ByLag = std::map<TaskId, std::vector<ProcessId>, KafkaTaskOrder>;
+
+  // From the clients' lags; `clients` must outlive the tables. Throws
+  // std::invalid_argument for a client without a lag for a stateful task.
+  LagTables(const ClientStates& clients, const TaskSet& stateful, std::int64_t acceptable_recovery_lag);
+  // Both given, as Kafka's TaskMovementTest builds them by hand.
+  LagTables(const CaughtUp& caught_up, ByLag by_lag);
+
+  // Throw std::out_of_range for a task that is not a stateful one.
+  bool caught_up(const TaskId& task, const ProcessId& client) const;
+  int caught_up_count(const TaskId& task) const { return caught_.at(task).count; }
+  const std::vector<ProcessId>& by_lag(const TaskId& task) const;
+
+ private:
+  struct Caught {
+    std::vector<bool> by_rank;  // per client of `ids_`
+    int count = 0;
+  };
+
+  std::vector<ProcessId> ids_;  // sorted: a client's rank
+  std::map<TaskId, Caught, KafkaTaskOrder> caught_;
+  mutable ByLag by_lag_;  // a cache when built from clients
+  const ClientStates* clients_ = nullptr;
 };
 
 // Warm-up replicas per client: standbys placed only so that an active can

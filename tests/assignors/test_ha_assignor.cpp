@@ -4,6 +4,7 @@
 // and a seeded sweep of random groups through the invariants.
 #include "protocols/streams/ha_assignor.hpp"
 #include "protocols/streams/ha_properties.hpp"
+#include "protocols/streams/ha_task_movement.hpp"
 #include "protocols/streams/java_priority_queue.hpp"
 #include "sim/random.hpp"
 #include "tools/vectors/runner.hpp"
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -297,4 +299,37 @@ TEST_CASE("high-availability: input without a lag names the first task in order,
   clients["pid1"].lags[task("0_2")] = 5;
   CHECK(error(all, all) == "none");
 }
+}
+
+TEST_CASE("high-availability: lag tables from the clients' lags, the lag order built when read") {
+  const auto t0 = task("0_0"), t1 = task("0_1"), t2 = task("1_0");
+  ha::ClientStates clients;
+  clients.emplace("pid1", ha::ClientState(1, {{t0, 0}, {t1, 20'000}, {t2, ha::kUnknownOffsetSum}}));
+  clients.emplace("pid2", ha::ClientState(1, {{t0, 500}, {t1, ha::kLatestOffset}, {t2, 300}}));
+  clients.emplace("pid3", ha::ClientState(1, {{t0, 0}, {t1, 20'000}, {t2, 300}}));
+  const ha::LagTables tables(clients, st::TaskSet{t0, t1, t2}, 100);
+  CHECK(tables.caught_up(t0, "pid1"));
+  CHECK_FALSE(tables.caught_up(t0, "pid2"));  // 500 > acceptable 100
+  CHECK(tables.caught_up(t0, "pid3"));
+  CHECK(tables.caught_up_count(t0) == 2);
+  CHECK(tables.caught_up_count(t1) == 1);  // LATEST_OFFSET: the running active
+  CHECK_FALSE(tables.caught_up(t2, "pid1"));  // unknown is never caught up
+  CHECK(tables.caught_up_count(t2) == 0);
+  CHECK_FALSE(tables.caught_up(t0, "pid9"));  // not a client
+  // Lowest lag first, sentinels as the numbers they are, ties by process id.
+  CHECK(tables.by_lag(t0) == std::vector<std::string>{"pid1", "pid3", "pid2"});
+  CHECK(tables.by_lag(t1) == std::vector<std::string>{"pid2", "pid1", "pid3"});
+  CHECK(tables.by_lag(t2) == std::vector<std::string>{"pid1", "pid2", "pid3"});
+  CHECK(&tables.by_lag(t0) == &tables.by_lag(t0));  // built once
+  CHECK_THROWS_AS(tables.caught_up(task("2_0"), "pid1"), std::out_of_range);
+  CHECK_THROWS_AS(tables.by_lag(task("2_0")), std::out_of_range);
+  CHECK_THROWS_AS(ha::LagTables(clients, st::TaskSet{t0, task("2_0")}, 100), std::invalid_argument);  // no lag for 2_0
+
+  // Given by hand (Kafka's TaskMovementTest): the order as given, even when
+  // the lags would order the clients otherwise.
+  const ha::LagTables by_hand({{t0, {"pid2"}}}, {{t0, {"pid3", "pid2", "pid1"}}});
+  CHECK(by_hand.caught_up(t0, "pid2"));
+  CHECK_FALSE(by_hand.caught_up(t0, "pid1"));
+  CHECK(by_hand.by_lag(t0) == std::vector<std::string>{"pid3", "pid2", "pid1"});
+  CHECK_THROWS_AS(by_hand.by_lag(t1), std::out_of_range);
 }

@@ -95,8 +95,8 @@ class HaCase {
   }
 
   // {all: LAG, TASK: LAG, ..}: 'all' first covers every stateful task.
-  std::map<TaskId, std::int64_t> lags(const YAML::Node& n, const TaskSet& covered) const {
-    std::map<TaskId, std::int64_t> out;
+  ha::TaskLags lags(const YAML::Node& n, const TaskSet& covered) const {
+    ha::TaskLags out;
     if (!n) return out;
     if (n["all"])
       for (const auto& t : covered) out[t] = number(n["all"]);
@@ -186,9 +186,9 @@ class HaCase {
         for (const auto& t : task_list(c["standby"], all_)) s.assign_standby(t);
       clients.emplace(kv.first.as<std::string>(), std::move(s));
     }
-    ha::LagTables tables;
-    for (const auto& [t, ids] : table(input["caught_up"])) tables.caught_up[t] = std::set<ProcessId>(ids.begin(), ids.end());
-    tables.by_lag = table(input["by_lag"]);
+    ha::LagTables::CaughtUp caught_up;
+    for (const auto& [t, ids] : table(input["caught_up"])) caught_up[t] = boost::container::flat_set<ProcessId>(ids.begin(), ids.end());
+    const ha::LagTables tables(caught_up, table(input["by_lag"]));
     std::int64_t remaining = input["max_warmup_replicas"] ? number(input["max_warmup_replicas"]) : 2;
     ha::Warmups warmups;
     outcome_.movements = ha::assign_active_task_movements(tables, clients, warmups, remaining);
