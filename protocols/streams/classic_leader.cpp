@@ -165,18 +165,13 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
   return g;
 }
 
-// ClientState.computeTaskLags: a task the client did not report lags by its
-// whole changelog. Both in key order: one walk of the reported copies, and
-// the lags adopted as sorted (an insertion compares keys).
+// ClientState.computeTaskLags: the stateful tasks the client reported, in
+// key order (adopted as sorted: an insertion compares keys); a task it did
+// not report lags by its whole changelog, the input's unlisted lag.
 ha::TaskLags ClassicStreamsProtocol::lags_of(const Client& c, const TaskSet& stateful) const {
   ha::TaskLags::sequence_type lags;
-  lags.reserve(stateful.size());
-  auto reported = c.reported.begin();
-  for (const auto& t : stateful) {
-    while (reported != c.reported.end() && reported->first < t) ++reported;
-    const bool known = reported != c.reported.end() && reported->first == t;
-    lags.emplace_back(t, known ? reported->second : changelog_records_);
-  }
+  for (const auto& [t, lag] : c.reported)
+    if (stateful.contains(t)) lags.emplace_back(t, lag);
   ha::TaskLags out;
   out.adopt_sequence(boost::container::ordered_unique_range, std::move(lags));
   return out;
@@ -200,6 +195,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
     in.prev_active = c.prev_active;
     in.prev_standby = c.prev_standby;
     in.lags = lags_of(c, stateful);
+    in.unlisted_lag = changelog_records_;
   }
   const ha::Assignment result = ha::assign(std::move(inputs), all, stateful, configs_);
   // The leader's own client triggers the probing rebalance.

@@ -14,7 +14,7 @@ namespace {
 
 ClientStates client_states(std::map<ProcessId, ClientInput>& clients) {
   ClientStates out;
-  for (auto& [id, c] : clients) out.emplace_hint(out.end(), id, ClientState(c.capacity, std::move(c.lags)));
+  for (auto& [id, c] : clients) out.emplace_hint(out.end(), id, ClientState(c.capacity, std::move(c.lags), c.unlisted_lag));
   return out;
 }
 
@@ -123,6 +123,7 @@ std::optional<std::pair<TaskId, const ProcessId*>> first_missing_lag(const std::
                                                                      const TaskSet& stateful) {
   std::optional<std::pair<TaskId, const ProcessId*>> first;
   for (const auto& [id, c] : clients) {
+    if (c.unlisted_lag) continue;  // every task has a lag
     auto lag = c.lags.begin();
     for (const auto& t : stateful) {
       while (lag != c.lags.end() && lag->first < t) ++lag;

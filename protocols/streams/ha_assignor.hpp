@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 
 namespace rsim::protocols::streams::ha {
 
@@ -42,6 +43,17 @@ struct ClientInput {
   int capacity = 1;  // stream threads
   TaskSet prev_active, prev_standby;
   TaskLags lags;  // per stateful task; see task_lags()
+  // Where set, `lags` may list only some tasks and every other lags by this:
+  // Kafka lags a task a client did not report by the task's whole end offset
+  // sum, one value for every task here. A large group then passes what its
+  // members reported, not a lag per client and task (issue 16).
+  std::optional<std::int64_t> unlisted_lag;
+
+  // Listed, else unlisted_lag, else none.
+  std::optional<std::int64_t> lag_for(const TaskId& t) const {
+    if (const auto it = lags.find(t); it != lags.end()) return it->second;
+    return unlisted_lag;
+  }
 };
 
 // Per client its tasks; `standby` and `warmup` are disjoint. Kafka's

@@ -31,14 +31,15 @@ int KafkaTaskOrder::compare(const TaskId& a, const TaskId& b) {
   return three_way(a.partition, b.partition);
 }
 
-ClientState::ClientState(int capacity, TaskLags lags) : capacity_(capacity), lags_(std::move(lags)) {
+ClientState::ClientState(int capacity, TaskLags lags, std::optional<std::int64_t> unlisted_lag)
+    : capacity_(capacity), lags_(std::move(lags)), unlisted_lag_(unlisted_lag) {
   if (capacity_ <= 0) throw std::invalid_argument("a client's capacity (stream threads) must be positive");
 }
 
 std::int64_t ClientState::lag_for(const TaskId& t) const {
-  const auto it = lags_.find(t);
-  if (it == lags_.end()) throw std::invalid_argument("no lag for stateful task " + to_string(t));
-  return it->second;
+  if (const auto it = lags_.find(t); it != lags_.end()) return it->second;
+  if (unlisted_lag_) return *unlisted_lag_;
+  throw std::invalid_argument("no lag for stateful task " + to_string(t));
 }
 
 void ClientState::assert_not_assigned(const TaskId& t) const {

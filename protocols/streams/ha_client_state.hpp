@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -38,9 +39,9 @@ inline bool caught_up(std::int64_t lag, std::int64_t acceptable_recovery_lag) {
 using ProcessId = std::string;
 
 // A client's lag per stateful task, sorted by task key (std::less) and
-// contiguous: the assignor reads every client's lag for every task at each
-// rebalance, and a tree's nodes were most of a 300-client classic Streams
-// run (cache misses, allocation; issue 16).
+// contiguous: the assignor reads lags at every rebalance, and a tree's nodes
+// were most of a 300-client classic Streams run (cache misses, allocation;
+// issue 16).
 using TaskLags = boost::container::flat_map<TaskId, std::int64_t>;
 
 // TaskId.compareTo: sub-topology as a number, then partition. Our sub-topology
@@ -54,17 +55,20 @@ using OrderedTasks = std::set<TaskId, KafkaTaskOrder>;
 
 class ClientState {
  public:
-  ClientState(int capacity, TaskLags lags);
+  // `unlisted_lag`: the lag of every task `lags` does not list (none: each
+  // stateful task must be listed).
+  ClientState(int capacity, TaskLags lags, std::optional<std::int64_t> unlisted_lag = std::nullopt);
 
   int capacity() const { return capacity_; }
   const OrderedTasks& active() const { return active_; }
   const OrderedTasks& standby() const { return standby_; }
 
-  // Throws std::invalid_argument for a task the client reported no lag for:
+  // Throws std::invalid_argument for a task the client has no lag for:
   // Kafka computes a lag for every stateful task of every client.
   std::int64_t lag_for(const TaskId& t) const;
-  // Every lag the client reported, in task key order (std::less).
+  // The lags listed, in task key order (std::less), and that of the others.
   const TaskLags& lags() const { return lags_; }
+  std::optional<std::int64_t> unlisted_lag() const { return unlisted_lag_; }
 
   // Assigning a task the client already holds (either role) throws, as
   // Kafka's assertNotAssigned; unassigning one it does not hold throws.
@@ -88,6 +92,7 @@ class ClientState {
 
   int capacity_;
   TaskLags lags_;
+  std::optional<std::int64_t> unlisted_lag_;
   OrderedTasks active_, standby_;
 };
 

@@ -83,19 +83,22 @@ class Checker {
     for (const auto& [id, t] : a_.clients) {
       for (const auto& task : t.active) {
         if (!stateful_.contains(task) || !clients_.contains(id) || is_caught_up(id, task)) continue;
-        const std::int64_t lag = clients_.at(id).lags.at(task);
+        const auto mine = clients_.at(id).lag_for(task);
+        if (!mine) continue;  // no lag: input the assignor refuses
+        const std::int64_t lag = *mine;
         for (const auto& [other, c] : clients_)
-          if (c.lags.at(task) < lag)
+          if (const auto lower = c.lag_for(task); lower && *lower < lag)
             add("active " + to_string(task) + " on " + id + " (lag " + std::to_string(lag) + "), not caught up, while " + other +
-                " lags " + std::to_string(c.lags.at(task)));
+                " lags " + std::to_string(*lower));
       }
     }
   }
 
   bool is_caught_up(const ProcessId& id, const TaskId& task) const {
     const auto c = clients_.find(id);
-    if (c == clients_.end() || !c->second.lags.contains(task)) return false;
-    return caught_up(c->second.lags.at(task), configs_.acceptable_recovery_lag);
+    if (c == clients_.end()) return false;
+    const auto lag = c->second.lag_for(task);
+    return lag && caught_up(*lag, configs_.acceptable_recovery_lag);
   }
 
   const std::map<ProcessId, ClientInput>& clients_;
