@@ -5,7 +5,8 @@
 // The heap holds clients by their rank in the ClientStates map (process id
 // order), and reads a client's weight from its state at every comparison, as
 // Kafka's comparator does: a lookup by process id at every comparison was
-// most of a 150-client group's run (issue 16).
+// most of a 150-client group's run (issue 16). The constraint is asked by
+// rank and state too: a poll may pass over most of a 1,000-client group.
 #pragma once
 
 #include "protocols/streams/ha_client_state.hpp"
@@ -21,7 +22,8 @@ namespace rsim::protocols::streams::ha {
 
 class ConstrainedPrioritySet {
  public:
-  using Constraint = std::function<bool(const ProcessId&, const TaskId&)>;
+  using Rank = std::size_t;  // the client's position in ClientStates
+  using Constraint = std::function<bool(Rank, const ClientState&, const TaskId&)>;
   using Weight = std::function<double(const ClientState&)>;
   using Filter = std::function<bool(const ProcessId&)>;
 
@@ -46,7 +48,7 @@ class ConstrainedPrioritySet {
     while (auto candidate = queue_.poll()) {
       queued_[*candidate] = false;
       const ProcessId& id = nodes_[*candidate]->first;
-      if (constraint_(id, task) && extra(id)) {
+      if (constraint_(*candidate, nodes_[*candidate]->second, task) && extra(id)) {
         reoffer(passed_over);
         return id;
       }
@@ -64,7 +66,6 @@ class ConstrainedPrioritySet {
   }
 
  private:
-  using Rank = std::size_t;  // the client's position in ClientStates
   using Node = ClientStates::value_type;
 
   struct ByWeight {

@@ -36,7 +36,7 @@ bool caught_up_on(const LagTables& tables, const TaskId& task, const ProcessId& 
 // the most caught-up client has a strictly lower lag.
 bool should_move(const LagTables& tables, const ClientStates& clients, const TaskId& task, const ProcessId& client) {
   if (caught_up_on(tables, task, client)) return false;
-  const ProcessId& most_caught_up = tables.by_lag(task).front();
+  const ProcessId& most_caught_up = tables.most_caught_up(task);
   return clients.at(most_caught_up).lag_for(task) < clients.at(client).lag_for(task);
 }
 
@@ -48,14 +48,15 @@ TaskMovement movement(const LagTables& tables, const TaskId& task, const Process
 // Returned as a prvalue: built in place (the set cannot be copied).
 ConstrainedPrioritySet caught_up_clients_by_load(const LagTables& tables, const ClientStates& clients) {
   return ConstrainedPrioritySet(
-      clients, [&tables](const ProcessId& c, const TaskId& t) { return caught_up_on(tables, t, c); },
+      clients, [&tables](std::size_t rank, const ClientState&, const TaskId& t) { return tables.caught_up(t, rank); },
       [](const ClientState& c) { return c.assigned_load(); });
 }
 
 // The first client in lag order before `destination` that passes `eligible`.
 std::optional<ProcessId> most_caught_up_eligible(const LagTables& tables, const TaskId& task, const ProcessId& destination,
                                                  const ConstrainedPrioritySet::Filter& eligible) {
-  for (const auto& c : tables.by_lag(task)) {
+  for (const auto rank : tables.by_lag(task)) {
+    const ProcessId& c = tables.client(rank);
     if (c == destination) break;
     if (eligible(c)) return c;
   }
@@ -136,7 +137,7 @@ class ActiveMover {
 // the lags the clients listed, not a lag per client and task (10 million
 // at 1,000 clients on 10,000 tasks; issue 16).
 LagTables::LagTables(const ClientStates& clients, const TaskSet& stateful, std::int64_t acceptable_recovery_lag)
-    : clients_(&clients) {
+    : clients_(&clients), build_orders_(true) {
   Caught unlisted;
   for (const auto& [id, state] : clients) {
     ids_.push_back(id);
@@ -166,37 +167,64 @@ LagTables::LagTables(const ClientStates& clients, const TaskSet& stateful, std::
   for (const auto& task : stateful) caught_.emplace(task, std::move(caught[i++]));
 }
 
-LagTables::LagTables(const CaughtUp& caught_up, ByLag by_lag) : by_lag_(std::move(by_lag)) {
-  boost::container::flat_set<ProcessId> ids;
-  for (const auto& [task, clients] : caught_up) ids.insert(clients.begin(), clients.end());
-  ids_.assign(ids.begin(), ids.end());
-  for (const auto& [task, clients] : caught_up) {
+LagTables::LagTables(const ClientStates& clients, const CaughtUp& caught_up, const ByLag& by_lag)
+    : clients_(&clients), build_orders_(false) {
+  for (const auto& entry : clients) ids_.push_back(entry.first);
+  for (const auto& [task, named] : caught_up) {
     Caught& c = caught_[task];
     c.by_rank.resize(ids_.size());
-    for (const auto& id : clients) c.by_rank[ids.index_of(ids.find(id))] = true;
-    c.count = static_cast<int>(clients.size());
+    for (const auto& id : named) c.by_rank[client_rank(id)] = true;
+    c.count = static_cast<int>(named.size());
   }
+  for (const auto& [task, named] : by_lag)
+    for (const auto& id : named) by_lag_[task].push_back(client_rank(id));
+}
+
+std::uint32_t LagTables::rank(const ProcessId& client) const {
+  return static_cast<std::uint32_t>(std::lower_bound(ids_.begin(), ids_.end(), client) - ids_.begin());
+}
+
+std::uint32_t LagTables::client_rank(const ProcessId& client) const {
+  const std::uint32_t r = rank(client);
+  if (r == ids_.size() || ids_[r] != client) throw std::invalid_argument(client + " is not a client");
+  return r;
+}
+
+const LagTables::Caught& LagTables::caught(const TaskId& task) const {
+  if (last_ == nullptr || !(last_->first == task)) {
+    const auto it = caught_.find(task);
+    if (it == caught_.end()) throw std::out_of_range("not a stateful task: " + to_string(task));
+    last_ = &*it;
+  }
+  return last_->second;
 }
 
 bool LagTables::caught_up(const TaskId& task, const ProcessId& client) const {
-  const Caught& c = caught_.at(task);
-  const auto it = std::lower_bound(ids_.begin(), ids_.end(), client);
-  return it != ids_.end() && *it == client && c.by_rank[static_cast<std::size_t>(it - ids_.begin())];
+  const Caught& c = caught(task);
+  const std::uint32_t r = rank(client);
+  return r < ids_.size() && ids_[r] == client && c.by_rank[r];
 }
 
-const std::vector<ProcessId>& LagTables::by_lag(const TaskId& task) const {
+const std::vector<std::uint32_t>& LagTables::by_lag(const TaskId& task) const {
   if (const auto it = by_lag_.find(task); it != by_lag_.end()) return it->second;
-  if (!clients_ || !caught_.contains(task)) throw std::out_of_range("no lag order for task " + to_string(task));
-  std::vector<std::pair<std::int64_t, const ProcessId*>> lags;
+  if (!build_orders_ || !caught_.contains(task)) throw std::out_of_range("no lag order for task " + to_string(task));
+  std::vector<std::pair<std::int64_t, std::uint32_t>> lags;
   lags.reserve(clients_->size());
-  for (const auto& [id, state] : *clients_) lags.emplace_back(state.lag_for(task), &id);
+  std::uint32_t r = 0;
+  for (const auto& entry : *clients_) lags.emplace_back(entry.second.lag_for(task), r++);
   // Sentinel lags sort as the numbers they are: UNKNOWN_OFFSET_SUM (-3)
   // first, as in Kafka's comparingLong(lagFor); ties keep process id order.
   std::stable_sort(lags.begin(), lags.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   auto& order = by_lag_[task];
   order.reserve(lags.size());
-  for (const auto& [lag, id] : lags) order.push_back(*id);
+  for (const auto& lag : lags) order.push_back(lag.second);
   return order;
+}
+
+const ProcessId& LagTables::most_caught_up(const TaskId& task) const {
+  const auto& order = by_lag(task);
+  if (order.empty()) throw std::out_of_range("no client lags on task " + to_string(task));
+  return client(order.front());
 }
 
 int assign_active_task_movements(const LagTables& tables, ClientStates& clients, Warmups& warmups,

@@ -31,13 +31,23 @@ class LagTables {
   // From the clients' lags; `clients` must outlive the tables. Throws
   // std::invalid_argument for a client without a lag for a stateful task.
   LagTables(const ClientStates& clients, const TaskSet& stateful, std::int64_t acceptable_recovery_lag);
-  // Both given, as Kafka's TaskMovementTest builds them by hand.
-  LagTables(const CaughtUp& caught_up, ByLag by_lag);
+  // Both given, as Kafka's TaskMovementTest builds them by hand, over
+  // `clients` (which must outlive the tables); naming a client that is not
+  // one throws std::invalid_argument.
+  LagTables(const ClientStates& clients, const CaughtUp& caught_up, const ByLag& by_lag);
 
-  // Throw std::out_of_range for a task that is not a stateful one.
+  // Throw std::out_of_range for a task that is not a stateful one. A
+  // client's rank is its position in the clients (process id order).
   bool caught_up(const TaskId& task, const ProcessId& client) const;
-  int caught_up_count(const TaskId& task) const { return caught_.at(task).count; }
-  const std::vector<ProcessId>& by_lag(const TaskId& task) const;
+  bool caught_up(const TaskId& task, std::uint32_t rank) const { return caught(task).by_rank.at(rank); }
+  int caught_up_count(const TaskId& task) const { return caught(task).count; }
+  // A task's clients from the most caught up to the least, as ranks (4 bytes
+  // where a process id takes 32: every task's order is built when every
+  // holder lags, as at a group's first rebalance).
+  const std::vector<std::uint32_t>& by_lag(const TaskId& task) const;
+  const ProcessId& client(std::uint32_t rank) const { return ids_.at(rank); }
+  // Also throws std::out_of_range for a task no client lags on.
+  const ProcessId& most_caught_up(const TaskId& task) const;
 
  private:
   struct Caught {
@@ -45,10 +55,18 @@ class LagTables {
     int count = 0;
   };
 
+  std::uint32_t rank(const ProcessId& client) const;  // ids_.size() for none
+  std::uint32_t client_rank(const ProcessId& client) const;  // throws for none
+  // A poll asks about one task for many clients in turn: the last task's
+  // entry is kept.
+  const Caught& caught(const TaskId& task) const;
+
   std::vector<ProcessId> ids_;  // sorted: a client's rank
   std::map<TaskId, Caught, KafkaTaskOrder> caught_;
-  mutable ByLag by_lag_;  // a cache when built from clients
-  const ClientStates* clients_ = nullptr;
+  mutable std::map<TaskId, std::vector<std::uint32_t>, KafkaTaskOrder> by_lag_;  // built when read from clients
+  mutable const std::pair<const TaskId, Caught>* last_ = nullptr;
+  const ClientStates* clients_;
+  bool build_orders_;  // from the clients' lags, or given
 };
 
 // Warm-up replicas per client: standbys placed only so that an active can

@@ -325,15 +325,23 @@ TEST_CASE("high-availability: lag tables from the clients' lags, the lag order b
   CHECK(tables.caught_up(t0, "pid1"));
   CHECK_FALSE(tables.caught_up(t0, "pid2"));  // 500 > acceptable 100
   CHECK(tables.caught_up(t0, "pid3"));
+  CHECK(tables.caught_up(t0, 2));  // by rank: pid3
+  CHECK_FALSE(tables.caught_up(t0, 1));
   CHECK(tables.caught_up_count(t0) == 2);
   CHECK(tables.caught_up_count(t1) == 1);  // LATEST_OFFSET: the running active
   CHECK_FALSE(tables.caught_up(t2, "pid1"));  // unknown is never caught up
   CHECK(tables.caught_up_count(t2) == 0);
   CHECK_FALSE(tables.caught_up(t0, "pid9"));  // not a client
   // Lowest lag first, sentinels as the numbers they are, ties by process id.
-  CHECK(tables.by_lag(t0) == std::vector<std::string>{"pid1", "pid3", "pid2"});
-  CHECK(tables.by_lag(t1) == std::vector<std::string>{"pid2", "pid1", "pid3"});
-  CHECK(tables.by_lag(t2) == std::vector<std::string>{"pid1", "pid2", "pid3"});
+  const auto by_lag = [](const ha::LagTables& t, const st::TaskId& task) {
+    std::vector<std::string> out;
+    for (const auto rank : t.by_lag(task)) out.push_back(t.client(rank));
+    return out;
+  };
+  CHECK(by_lag(tables, t0) == std::vector<std::string>{"pid1", "pid3", "pid2"});
+  CHECK(by_lag(tables, t1) == std::vector<std::string>{"pid2", "pid1", "pid3"});
+  CHECK(by_lag(tables, t2) == std::vector<std::string>{"pid1", "pid2", "pid3"});
+  CHECK(tables.most_caught_up(t1) == "pid2");
   CHECK(&tables.by_lag(t0) == &tables.by_lag(t0));  // built once
   CHECK_THROWS_AS(tables.caught_up(task("2_0"), "pid1"), std::out_of_range);
   CHECK_THROWS_AS(tables.by_lag(task("2_0")), std::out_of_range);
@@ -341,9 +349,14 @@ TEST_CASE("high-availability: lag tables from the clients' lags, the lag order b
 
   // Given by hand (Kafka's TaskMovementTest): the order as given, even when
   // the lags would order the clients otherwise.
-  const ha::LagTables by_hand({{t0, {"pid2"}}}, {{t0, {"pid3", "pid2", "pid1"}}});
+  const ha::LagTables by_hand(clients, {{t0, {"pid2"}}}, {{t0, {"pid3", "pid2", "pid1"}}});
   CHECK(by_hand.caught_up(t0, "pid2"));
+  CHECK(by_hand.caught_up(t0, 1));  // pid2's rank
   CHECK_FALSE(by_hand.caught_up(t0, "pid1"));
-  CHECK(by_hand.by_lag(t0) == std::vector<std::string>{"pid3", "pid2", "pid1"});
+  CHECK_FALSE(by_hand.caught_up(t0, 0));
+  CHECK(by_lag(by_hand, t0) == std::vector<std::string>{"pid3", "pid2", "pid1"});
   CHECK_THROWS_AS(by_hand.by_lag(t1), std::out_of_range);
+  const ha::LagTables nobody(clients, {{t0, {}}}, {{t0, {}}});
+  CHECK_THROWS_AS(nobody.most_caught_up(t0), std::out_of_range);  // Kafka: first() of an empty set
+  CHECK_THROWS_AS(ha::LagTables(clients, {{t0, {"pid9"}}}, {}), std::invalid_argument);  // not a client
 }

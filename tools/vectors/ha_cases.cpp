@@ -188,7 +188,7 @@ class HaCase {
     }
     ha::LagTables::CaughtUp caught_up;
     for (const auto& [t, ids] : table(input["caught_up"])) caught_up[t] = boost::container::flat_set<ProcessId>(ids.begin(), ids.end());
-    const ha::LagTables tables(caught_up, table(input["by_lag"]));
+    const ha::LagTables tables(clients, caught_up, table(input["by_lag"]));
     std::int64_t remaining = input["max_warmup_replicas"] ? number(input["max_warmup_replicas"]) : 2;
     ha::Warmups warmups;
     outcome_.movements = ha::assign_active_task_movements(tables, clients, warmups, remaining);
