@@ -42,7 +42,7 @@ struct AssignmentConfigs {
 struct ClientInput {
   int capacity = 1;  // stream threads
   TaskSet prev_active, prev_standby;
-  TaskLags lags;  // per stateful task; see task_lags()
+  TaskLags lags;  // per stateful task (or some: unlisted_lag); see task_lags()
   // Where set, `lags` may list only some tasks and every other lags by this:
   // Kafka lags a task a client did not report by the task's whole end offset
   // sum, one value for every task here. A large group then passes what its
