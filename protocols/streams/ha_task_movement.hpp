@@ -35,6 +35,8 @@ class LagTables {
   // `clients` (which must outlive the tables); naming a client that is not
   // one throws std::invalid_argument.
   LagTables(const ClientStates& clients, const CaughtUp& caught_up, const ByLag& by_lag);
+  LagTables(const LagTables&) = delete;  // last_ points into caught_
+  LagTables& operator=(const LagTables&) = delete;
 
   // Throw std::out_of_range for a task that is not a stateful one. A
   // client's rank is its position in the clients (process id order).
