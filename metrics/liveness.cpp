@@ -128,7 +128,10 @@ std::vector<std::string> required_resources(const scenario::Scenario& s, const s
 // poll timeout afterwards, and when the owner did revoke them but the
 // JoinGroup that asks for the follow-up never reached the coordinator (lost
 // on the way, its retry due only after the request timeout) before its
-// process ended. The resources this left unassigned at the end of the run:
+// process ended, or whose JoinGroup reached a coordinator that failed over
+// before the rebalance completed (the log keeps generations, not a rebalance
+// in progress: the new coordinator loads the same generation Stable and the
+// follow-up is forgotten). The resources this left unassigned at the end of the run:
 // nobody holds them; their last holder let them go without a cooperative
 // revocation (its process ended, a clean stop, which revokes first, or they
 // were lost), or revoked them in this generation, sent the JoinGroup asking
@@ -152,6 +155,7 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   std::set<std::string> leaving;                         // members stopping (a clean stop revokes first)
   std::set<std::string> let_go_at_end;                   // resources last let go without a cooperative revocation
   bool classic_generation = false;                       // the last boundary is a classic generation, formed at:
+  std::optional<std::int64_t> generation;                // its number
   std::set<std::string> generation_members;
   std::set<std::string> replaced_since;                  // static members replaced since it formed
   // member -> what it revoked since it formed, before / after the JoinGroup asking for the follow-up
@@ -173,8 +177,12 @@ std::set<std::string> stranded_by_static_restart(const std::vector<TraceEvent>& 
   };
   for (const auto& ev : trace) {
     if (ev.actor == "coordinator") {
+      // A new coordinator that loads the same generation goes on with it;
+      // the follow-ups the old one had are forgotten.
+      if (ev.kind == "loaded" && classic_generation && ev.integer("generation") == generation) continue;
       if (ev.kind == "generation" || ev.kind == "loaded" || ev.kind == "converted") {
         classic_generation = false;
+        generation = ev.integer("generation");
         generation_members.clear();
         replaced_since.clear();
         revoked_unasked.clear();
