@@ -45,8 +45,10 @@ TaskMovement movement(const LagTables& tables, const TaskId& task, const Process
 }
 
 
-// Returned as a prvalue: built in place (the set cannot be copied).
+// Returned as a prvalue: built in place (the set cannot be copied). The
+// constraint asks the tables by the set's ranks: they must be the same.
 ConstrainedPrioritySet caught_up_clients_by_load(const LagTables& tables, const ClientStates& clients) {
+  if (!tables.ranks(clients)) throw std::logic_error("lag tables built over other clients");
   return ConstrainedPrioritySet(
       clients, [&tables](std::size_t rank, const ClientState&, const TaskId& t) { return tables.caught_up(t, rank); },
       [](const ClientState& c) { return c.assigned_load(); });

@@ -50,6 +50,8 @@ class LagTables {
   const ProcessId& client(std::uint32_t rank) const { return ids_.at(rank); }
   // Also throws std::out_of_range for a task no client lags on.
   const ProcessId& most_caught_up(const TaskId& task) const;
+  // Whether ranks here are ranks in `clients` (the tables were built over them).
+  bool ranks(const ClientStates& clients) const { return clients_ == &clients; }
 
  private:
   struct Caught {
@@ -79,7 +81,8 @@ using Warmups = std::map<ProcessId, OrderedTasks>;
 // more caught-up client exists, to a caught-up client (a caught-up standby
 // first, swapping roles; else the least loaded caught-up client) or, with
 // none, to the most caught-up one; the client it leaves gets a warm-up while
-// `remaining_warmups` lasts. Returns the number of movements.
+// `remaining_warmups` lasts. Returns the number of movements. Both take the
+// clients the tables were built over (else std::logic_error).
 int assign_active_task_movements(const LagTables& tables, ClientStates& clients, Warmups& warmups,
                                  std::int64_t& remaining_warmups);
 
