@@ -1,6 +1,9 @@
 #include "protocols/streams/classic_leader.hpp"
 
 #include "protocols/streams/classic_thread.hpp"
+#include "protocols/streams/task_index.hpp"
+
+#include <boost/container/flat_map.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +25,7 @@ std::map<std::string, std::vector<TaskId>> assign_tasks_to_threads(const std::ve
   int total = static_cast<int>(tasks.size());
   for (const auto& [c, n] : thread_load) total += n;
   const int min_per_thread = consumers.empty() ? 0 : total / static_cast<int>(consumers.size());
-  ha::OrderedTasks unassigned(tasks.begin(), tasks.end());
+  std::set<TaskId, ha::KafkaTaskOrder> unassigned(tasks.begin(), tasks.end());  // taken from the front
   std::deque<std::string> to_fill;
   // Tasks skipped in the first pass because their previous owner was full.
   std::map<TaskId, std::string, ha::KafkaTaskOrder> previous_owner;
@@ -82,17 +85,63 @@ namespace {
 using classic::JoinedMember;
 using classic::MemberAssignment;
 
+// A value that is the same for a run of one key (a topic's partitions, a
+// sub-topology's tasks), computed once per run: a lookup of the interned name
+// per task was a twentieth of a 1,000-client rebalance.
+template <class Key, class Value>
+class PerRun {
+ public:
+  template <class Compute>
+  const Value& operator()(const Key& key, const Compute& compute) {
+    if (!known_ || !(key == key_)) {
+      key_ = key;
+      value_ = compute();
+      known_ = true;
+    }
+    return value_;
+  }
+
+ private:
+  bool known_ = false;
+  Key key_{};
+  Value value_{};
+};
+
+// A task from its resource, and back.
+class TaskOf {
+ public:
+  TaskId operator()(const TopicPartition& tp) {
+    return {subtopology_(tp.topic, [&tp] { return task_of(tp).subtopology; }), tp.partition};
+  }
+
+ private:
+  PerRun<Topic, SubtopologyId> subtopology_;
+};
+
+class ResourceOf {
+ public:
+  TopicPartition operator()(const TaskId& t) { return {topic_(t.subtopology, [&t] { return task_resource(t).topic; }), t.partition}; }
+
+ private:
+  PerRun<SubtopologyId, Topic> topic_;
+};
+
+// A client's reported copies: records behind, or LATEST (contiguous, by task).
+using Reported = boost::container::flat_map<TaskId, std::int64_t>;
+
 // One client (a KafkaStreams process) as its threads' subscriptions tell it.
 struct Client {
   std::set<std::string> consumers;  // member ids, sorted (Kafka's SortedSet)
   TaskSet prev_active, prev_standby;
   std::map<std::string, std::vector<TaskId>> owned_by;  // the stateful tasks a thread reported (its previous tasks)
-  std::map<TaskId, std::int64_t> reported;             // the process's copies: records behind, or LATEST
+  Reported reported;
 };
 
 struct Group {
   std::map<ha::ProcessId, Client> clients;
-  std::map<TaskId, std::string> owner;  // an active task -> the thread that owns it (ownedPartitions)
+  // An active task -> the thread that owns it (ownedPartitions): the member
+  // ids live in the JoinGroup's members, which outlive the group.
+  boost::container::flat_map<TaskId, const std::string*> owner;
 };
 
 class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
@@ -123,10 +172,11 @@ class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
                                                                const classic::LeaderView& view) const override;
 
  private:
-  Group group_of(const std::vector<JoinedMember>& members, const TaskSet& stateful) const;
-  ha::TaskLags lags_of(const Client& c, const TaskSet& stateful) const;
+  Group group_of(const std::vector<JoinedMember>& members, const TaskIndex& stateful) const;
+  ha::TaskLags lags_of(const Client& c, const TaskIndex& stateful) const;
+  std::map<std::string, std::vector<TaskId>> previous_by_lag(const Client& c) const;
   std::vector<std::pair<std::string, MemberAssignment>> per_thread(const Group& group,
-                                                                   const ha::Assignment& result, const TaskSet& stateful,
+                                                                   const ha::Assignment& result, const TaskIndex& stateful,
                                                                    const std::string& probing_client) const;
 
   const Topology& topology_;
@@ -135,28 +185,67 @@ class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
   std::int64_t changelog_records_;  // a stateful task's changelog, in records: a client without its state lags by this
 };
 
-Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members, const TaskSet& stateful) const {
+// ClientState.addPreviousTasksAndOffsetSums: the client's sums merged (a
+// running active's LATEST_OFFSET wins, else the least behind: the order the
+// threads come in does not matter), the thread's previous tasks.
+Reported merged(std::vector<std::pair<TaskId, std::int64_t>> sums) {
+  std::stable_sort(sums.begin(), sums.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Reported::sequence_type out;
+  for (const auto& [t, lag] : sums) {
+    if (out.empty() || !(out.back().first == t)) {
+      out.emplace_back(t, lag);
+      continue;
+    }
+    std::int64_t& kept = out.back().second;
+    if (kept != ha::kLatestOffset) kept = lag == ha::kLatestOffset ? lag : std::min(kept, lag);
+  }
+  Reported r;
+  r.adopt_sequence(boost::container::ordered_unique_range, std::move(out));
+  return r;
+}
+
+// The owner of each task: a task two threads claim goes to the later one.
+boost::container::flat_map<TaskId, const std::string*> owners(std::vector<std::pair<TaskId, const std::string*>> owned) {
+  std::stable_sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  boost::container::flat_map<TaskId, const std::string*>::sequence_type out;
+  for (const auto& [t, member] : owned) {
+    if (!out.empty() && out.back().first == t)
+      out.back().second = member;
+    else
+      out.emplace_back(t, member);
+  }
+  boost::container::flat_map<TaskId, const std::string*> r;
+  r.adopt_sequence(boost::container::ordered_unique_range, std::move(out));
+  return r;
+}
+
+Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members, const TaskIndex& stateful) const {
   Group g;
   auto& clients = g.clients;
+  std::map<ha::ProcessId, std::vector<std::pair<TaskId, std::int64_t>>> sums;
+  std::vector<std::pair<TaskId, const std::string*>> owned;
+  TaskOf task;
   for (const auto& m : members) {
     const auto& info = m.subscription.streams;
-    Client& c = clients[info ? info->process_id : m.member_id];
+    const ha::ProcessId& pid = info ? info->process_id : m.member_id;
+    Client& c = clients[pid];
     c.consumers.insert(m.member_id);
     auto& mine = c.owned_by[m.member_id];
     for (const auto& tp : m.subscription.owned) {
-      c.prev_active.insert(task_of(tp));
-      g.owner[task_of(tp)] = m.member_id;
+      const TaskId t = task(tp);
+      c.prev_active.insert(t);
+      owned.emplace_back(t, &m.member_id);
     }
     if (!info) continue;
-    // ClientState.addPreviousTasksAndOffsetSums: the client's sums merged
-    // (a running active's LATEST_OFFSET wins), the thread's previous tasks.
+    auto& client_sums = sums[pid];
     for (const auto& [tp, lag] : info->task_lags) {
-      const TaskId t = task_of(tp);
-      if (stateful.contains(t)) mine.push_back(t);
-      auto [it, fresh] = c.reported.emplace(t, lag);
-      if (!fresh && it->second != ha::kLatestOffset) it->second = lag == ha::kLatestOffset ? lag : std::min(it->second, lag);
+      const TaskId t = task(tp);
+      if (stateful.find(t) != TaskIndex::npos) mine.push_back(t);
+      client_sums.emplace_back(t, lag);
     }
   }
+  g.owner = owners(std::move(owned));
+  for (auto& [pid, client_sums] : sums) clients.at(pid).reported = merged(std::move(client_sums));
   // ClientState.initializeRemainingPrevTasksFromTaskOffsetSums: a reported
   // task not owned active was a standby (any copy of its state counts).
   for (auto& [pid, c] : clients)
@@ -168,10 +257,10 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
 // ClientState.computeTaskLags: the stateful tasks the client reported, in
 // key order (adopted as sorted: an insertion compares keys); a task it did
 // not report lags by its whole changelog, the input's unlisted lag.
-ha::TaskLags ClassicStreamsProtocol::lags_of(const Client& c, const TaskSet& stateful) const {
+ha::TaskLags ClassicStreamsProtocol::lags_of(const Client& c, const TaskIndex& stateful) const {
   ha::TaskLags::sequence_type lags;
   for (const auto& [t, lag] : c.reported)
-    if (stateful.contains(t)) lags.emplace_back(t, lag);
+    if (stateful.find(t) != TaskIndex::npos) lags.emplace_back(t, lag);
   ha::TaskLags out;
   out.adopt_sequence(boost::container::ordered_unique_range, std::move(lags));
   return out;
@@ -187,14 +276,15 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
       all.insert({st.id, p});
       if (st.stateful) stateful.insert({st.id, p});
     }
-  const Group group = group_of(members, stateful);
+  const TaskIndex stateful_index(stateful);
+  const Group group = group_of(members, stateful_index);
   std::map<ha::ProcessId, ha::ClientInput> inputs;
   for (const auto& [pid, c] : group.clients) {
-    ha::ClientInput& in = inputs[pid];
+    ha::ClientInput& in = inputs.emplace_hint(inputs.end(), pid, ha::ClientInput{})->second;
     in.capacity = static_cast<int>(c.consumers.size());
     in.prev_active = c.prev_active;
     in.prev_standby = c.prev_standby;
-    in.lags = lags_of(c, stateful);
+    in.lags = lags_of(c, stateful_index);
     in.unlisted_lag = changelog_records_;
   }
   const ha::Assignment result = ha::assign(std::move(inputs), all, stateful, configs_);
@@ -203,14 +293,40 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
   if (result.probing_rebalance_needed)
     for (const auto& m : members)
       if (m.member_id == view.leader && m.subscription.streams) probing_client = m.subscription.streams->process_id;
-  return per_thread(group, result, stateful, probing_client);
+  return per_thread(group, result, stateful_index, probing_client);
 }
 
 std::vector<TopicPartition> resources(const std::vector<TaskId>& tasks) {
   std::vector<TopicPartition> out;
   out.reserve(tasks.size());
-  for (const auto& t : tasks) out.push_back(task_resource(t));
+  ResourceOf resource;
+  for (const auto& t : tasks) out.push_back(resource(t));
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Each thread's previous stateful tasks, least behind first, then in task
+// order (the thread's sorted set, ordered by the process's lags).
+std::map<std::string, std::vector<TaskId>> ClassicStreamsProtocol::previous_by_lag(const Client& c) const {
+  std::map<std::string, std::vector<TaskId>> out;
+  for (const auto& [consumer, owned] : c.owned_by) {
+    std::vector<TaskId> prev = owned;
+    std::sort(prev.begin(), prev.end());
+    prev.erase(std::unique(prev.begin(), prev.end()), prev.end());
+    std::vector<std::pair<std::int64_t, TaskId>> by_lag;
+    by_lag.reserve(prev.size());
+    for (const auto& t : prev) {
+      const auto r = c.reported.find(t);
+      by_lag.emplace_back(r == c.reported.end() ? changelog_records_ : r->second, t);
+    }
+    std::stable_sort(by_lag.begin(), by_lag.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return ha::KafkaTaskOrder::compare(a.second, b.second) < 0;
+    });
+    auto& mine = out[consumer];
+    mine.reserve(by_lag.size());
+    for (const auto& entry : by_lag) mine.push_back(entry.second);
+  }
   return out;
 }
 
@@ -218,30 +334,20 @@ std::vector<TopicPartition> resources(const std::vector<TaskId>& tasks) {
 // assignment (addClientAssignments), withholding under cooperative an active
 // task another thread still owns.
 std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::per_thread(
-    const Group& group, const ha::Assignment& result, const TaskSet& stateful, const std::string& probing_client) const {
+    const Group& group, const ha::Assignment& result, const TaskIndex& stateful, const std::string& probing_client) const {
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& entry : group.clients) {
     const ha::ProcessId& pid = entry.first;
     const Client& c = entry.second;  // a named reference: lambdas below capture it (clang 14: not a binding)
     const TasksTuple& tuple = result.clients.at(pid);
     std::vector<TaskId> stateful_active, stateless_active, standby;
-    for (const auto& t : tuple.active) (stateful.contains(t) ? stateful_active : stateless_active).push_back(t);
+    for (const auto& t : tuple.active) (stateful.find(t) != TaskIndex::npos ? stateful_active : stateless_active).push_back(t);
     standby.assign(tuple.standby.begin(), tuple.standby.end());
     standby.insert(standby.end(), tuple.warmup.begin(), tuple.warmup.end());
-    const auto by_lag = [&](const std::string& consumer) {
-      std::vector<TaskId> prev;
-      if (const auto it = c.owned_by.find(consumer); it != c.owned_by.end()) prev = it->second;
-      std::sort(prev.begin(), prev.end());
-      prev.erase(std::unique(prev.begin(), prev.end()), prev.end());
-      const auto lag = [&](const TaskId& t) {
-        const auto r = c.reported.find(t);
-        return r == c.reported.end() ? changelog_records_ : r->second;
-      };
-      std::stable_sort(prev.begin(), prev.end(), [&](const TaskId& a, const TaskId& b) {
-        if (lag(a) != lag(b)) return lag(a) < lag(b);
-        return ha::KafkaTaskOrder::compare(a, b) < 0;
-      });
-      return prev;
+    const auto previous = previous_by_lag(c);  // read by the actives' and the standbys' passes
+    const auto by_lag = [&previous](const std::string& consumer) {
+      const auto it = previous.find(consumer);
+      return it == previous.end() ? std::vector<TaskId>{} : it->second;
     };
     std::map<std::string, int> load;
     auto actives = assign_tasks_to_threads(stateful_active, true, c.consumers, by_lag, load);
@@ -255,12 +361,12 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::pe
       std::vector<TaskId> assigned, removed, standby_tasks = standbys.at(consumer);
       for (const auto& t : mine) {
         const auto it = group.owner.find(t);
-        (it != group.owner.end() && it->second != consumer ? removed : assigned).push_back(t);
+        (it != group.owner.end() && *it->second != consumer ? removed : assigned).push_back(t);
       }
       // A task withheld but whose state the thread's process keeps as a
       // standby stays a standby until it can be handed over.
       for (const auto& t : removed)
-        if (c.prev_standby.contains(t) && stateful.contains(t)) standby_tasks.push_back(t);
+        if (c.prev_standby.contains(t) && stateful.find(t) != TaskIndex::npos) standby_tasks.push_back(t);
       MemberAssignment a;
       a.streams = true;
       a.partitions = resources(assigned);

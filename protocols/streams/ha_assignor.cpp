@@ -168,9 +168,10 @@ Assignment assign(std::map<ProcessId, ClientInput> clients, const TaskSet& all_t
   check_input(clients, all_tasks, stateful_tasks);
   ClientStates states = client_states(clients);
   const OrderedTasks stateful(stateful_tasks.begin(), stateful_tasks.end());
-  OrderedTasks stateless;
+  std::vector<TaskId> stateless_tasks;
   for (const auto& t : all_tasks)
-    if (!stateful.contains(t)) stateless.insert(t);
+    if (!stateful_tasks.contains(t)) stateless_tasks.push_back(t);
+  const OrderedTasks stateless(stateless_tasks.begin(), stateless_tasks.end());  // sorted once
 
   round_robin_stateful_actives(states, stateful);
   balance_over_threads(states, kActive);

@@ -4,7 +4,9 @@
 #include "protocols/streams/java_priority_queue.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 namespace rsim::protocols::streams::ha {
 
@@ -28,16 +30,11 @@ struct MovementOrder {
 };
 using MovementQueue = JavaPriorityQueue<TaskMovement, MovementOrder>;
 
-bool caught_up_on(const LagTables& tables, const TaskId& task, const ProcessId& client) {
-  return tables.caught_up(task, client);
-}
-
-// The task should move away from `client` when it is not caught up there and
-// the most caught-up client has a strictly lower lag.
-bool should_move(const LagTables& tables, const ClientStates& clients, const TaskId& task, const ProcessId& client) {
-  if (caught_up_on(tables, task, client)) return false;
-  const ProcessId& most_caught_up = tables.most_caught_up(task);
-  return clients.at(most_caught_up).lag_for(task) < clients.at(client).lag_for(task);
+// The task should move away from the client of `rank` when it is not caught
+// up there and the most caught-up client has a strictly lower lag.
+bool should_move(const LagTables& tables, const TaskId& task, std::uint32_t rank, const ClientState& client) {
+  if (tables.caught_up(task, rank)) return false;
+  return tables.lag_of_most_caught_up(task) < client.lag_for(task);
 }
 
 TaskMovement movement(const LagTables& tables, const TaskId& task, const ProcessId& destination) {
@@ -134,52 +131,83 @@ class ActiveMover {
 
 }  // namespace
 
-// Every task starts from each client's unlisted lag (caught up or not, the
-// same bit for every task), then each listed lag sets its own: the work is
-// the lags the clients listed, not a lag per client and task (10 million
-// at 1,000 clients on 10,000 tasks; issue 16).
+// Each client's caught-up bit for what it did not list comes from its
+// unlisted lag; the lags it listed are kept by task (a counting sort of what
+// the members reported): the work is the lags the clients listed, not a lag
+// per client and task (100 million at 1,000 clients on 100,000 tasks; issue
+// 16).
 LagTables::LagTables(const ClientStates& clients, const TaskSet& stateful, std::int64_t acceptable_recovery_lag)
-    : clients_(&clients), build_orders_(true) {
-  Caught unlisted;
+    : tasks_(stateful), clients_(&clients), build_orders_(true) {
+  int unlisted_count = 0;
   for (const auto& [id, state] : clients) {
     ids_.push_back(id);
     const auto lag = state.unlisted_lag();
-    unlisted.by_rank.push_back(lag && ha::caught_up(*lag, acceptable_recovery_lag));
-    unlisted.count += unlisted.by_rank.back() ? 1 : 0;
+    unlisted_caught_.push_back(lag && ha::caught_up(*lag, acceptable_recovery_lag));
+    unlisted_count += unlisted_caught_.back() ? 1 : 0;
+    unlisted_lag_.push_back(lag.value_or(kMaxLag));
+    if (lag) by_unlisted_lag_.push_back(static_cast<std::uint32_t>(ids_.size() - 1));
   }
-  std::vector<Caught> caught(stateful.size(), unlisted);
-  std::size_t rank = 0;
+  std::stable_sort(by_unlisted_lag_.begin(), by_unlisted_lag_.end(),
+                   [this](std::uint32_t a, std::uint32_t b) { return unlisted_lag_[a] < unlisted_lag_[b]; });
+  const std::uint32_t n = tasks_.size();
+  has_caught_.assign(n, 1);
+  counts_.assign(n, unlisted_count);
+  offsets_.assign(n + 1, 0);
+  std::vector<std::pair<std::uint32_t, Listed>> pending;  // (task, lag) in client order
+  std::uint32_t rank = 0;
   for (const auto& [id, state] : clients) {
-    std::size_t listed = 0;
+    std::size_t count = 0;
     for (const auto& [task, lag] : state.lags()) {
-      const auto it = stateful.find(task);
-      if (it == stateful.end()) continue;  // not stateful: never read
-      ++listed;
-      Caught& c = caught[stateful.index_of(it)];
-      if (const bool now = ha::caught_up(lag, acceptable_recovery_lag); now != c.by_rank[rank]) {
-        c.by_rank[rank] = now;
-        c.count += now ? 1 : -1;
-      }
+      const std::uint32_t i = tasks_.find(task);
+      if (i == TaskIndex::npos) continue;  // not stateful: never read
+      ++count;
+      const bool now = ha::caught_up(lag, acceptable_recovery_lag);
+      counts_[i] += (now ? 1 : 0) - (unlisted_caught_[rank] ? 1 : 0);
+      ++offsets_[i + 1];
+      pending.push_back({i, Listed{rank, now, lag}});
     }
-    if (!state.unlisted_lag() && listed != stateful.size())
-      throw std::invalid_argument("client " + id + " has no lag for some stateful task");
+    if (!state.unlisted_lag() && count != n) throw std::invalid_argument("client " + id + " has no lag for some stateful task");
     ++rank;
   }
-  std::size_t i = 0;
-  for (const auto& task : stateful) caught_.emplace(task, std::move(caught[i++]));
+  for (std::uint32_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
+  listed_.resize(pending.size());
+  std::vector<std::uint32_t> next(offsets_.begin(), offsets_.end() - 1);
+  for (const auto& [i, l] : pending) listed_[next[i]++] = l;  // ranks ascending within a task
+  by_lag_.resize(n);
+  has_order_.assign(n, 0);
 }
 
 LagTables::LagTables(const ClientStates& clients, const CaughtUp& caught_up, const ByLag& by_lag)
     : clients_(&clients), build_orders_(false) {
   for (const auto& entry : clients) ids_.push_back(entry.first);
-  for (const auto& [task, named] : caught_up) {
-    Caught& c = caught_[task];
-    c.by_rank.resize(ids_.size());
-    for (const auto& id : named) c.by_rank[client_rank(id)] = true;
-    c.count = static_cast<int>(named.size());
+  unlisted_caught_.assign(ids_.size(), false);
+  unlisted_lag_.assign(ids_.size(), kMaxLag);
+  TaskSet named;
+  for (const auto& entry : caught_up) named.insert(entry.first);
+  for (const auto& entry : by_lag) named.insert(entry.first);
+  tasks_ = TaskIndex(named);
+  const std::uint32_t n = tasks_.size();
+  has_caught_.assign(n, 0);
+  counts_.assign(n, 0);
+  offsets_.assign(n + 1, 0);
+  by_lag_.resize(n);
+  has_order_.assign(n, 0);
+  std::vector<std::vector<Listed>> caught(n);
+  for (const auto& [task, ids] : caught_up) {
+    const std::uint32_t i = tasks_.find(task);
+    has_caught_[i] = 1;
+    counts_[i] = static_cast<int>(ids.size());
+    for (const auto& id : ids) caught[i].push_back(Listed{client_rank(id), true, 0});  // ids sorted: ranks ascending
   }
-  for (const auto& [task, named] : by_lag)
-    for (const auto& id : named) by_lag_[task].push_back(client_rank(id));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    listed_.insert(listed_.end(), caught[i].begin(), caught[i].end());
+    offsets_[i + 1] = static_cast<std::uint32_t>(listed_.size());
+  }
+  for (const auto& [task, ids] : by_lag) {
+    const std::uint32_t i = tasks_.find(task);
+    has_order_[i] = 1;
+    for (const auto& id : ids) by_lag_[i].push_back(client_rank(id));
+  }
 }
 
 std::uint32_t LagTables::rank(const ProcessId& client) const {
@@ -192,35 +220,59 @@ std::uint32_t LagTables::client_rank(const ProcessId& client) const {
   return r;
 }
 
-const LagTables::Caught& LagTables::caught(const TaskId& task) const {
-  if (last_ == nullptr || !(last_->first == task)) {
-    const auto it = caught_.find(task);
-    if (it == caught_.end()) throw std::out_of_range("not a stateful task: " + to_string(task));
-    last_ = &*it;
+std::uint32_t LagTables::caught_index(const TaskId& task) const {
+  if (last_index_ == TaskIndex::npos || !(last_task_ == task)) {
+    last_index_ = tasks_.find(task);
+    last_task_ = task;
   }
-  return last_->second;
+  if (last_index_ == TaskIndex::npos || !has_caught_[last_index_])
+    throw std::out_of_range("not a stateful task: " + to_string(task));
+  return last_index_;
+}
+
+const LagTables::Listed* LagTables::listed(std::uint32_t index, std::uint32_t rank) const {
+  const auto first = listed_.begin() + offsets_[index], last = listed_.begin() + offsets_[index + 1];
+  const auto at = std::lower_bound(first, last, rank, [](const Listed& l, std::uint32_t r) { return l.rank < r; });
+  return at != last && at->rank == rank ? &*at : nullptr;
+}
+
+bool LagTables::caught_up(const TaskId& task, std::uint32_t rank) const {
+  const std::uint32_t i = caught_index(task);
+  if (rank >= ids_.size()) throw std::out_of_range("no client of rank " + std::to_string(rank));
+  const Listed* l = listed(i, rank);
+  return l != nullptr ? l->caught_up : unlisted_caught_[rank];
 }
 
 bool LagTables::caught_up(const TaskId& task, const ProcessId& client) const {
-  const Caught& c = caught(task);
+  const std::uint32_t i = caught_index(task);
   const std::uint32_t r = rank(client);
-  return r < ids_.size() && ids_[r] == client && c.by_rank[r];
+  if (r == ids_.size() || ids_[r] != client) return false;  // not a client
+  const Listed* l = listed(i, r);
+  return l != nullptr ? l->caught_up : unlisted_caught_[r];
 }
 
-const std::vector<std::uint32_t>& LagTables::by_lag(const TaskId& task) const {
-  if (const auto it = by_lag_.find(task); it != by_lag_.end()) return it->second;
-  if (!build_orders_ || !caught_.contains(task)) throw std::out_of_range("no lag order for task " + to_string(task));
+// Every client's lag for the task (listed, else unlisted), lowest first.
+void LagTables::build_order(std::uint32_t index) const {
   std::vector<std::pair<std::int64_t, std::uint32_t>> lags;
-  lags.reserve(clients_->size());
-  std::uint32_t r = 0;
-  for (const auto& entry : *clients_) lags.emplace_back(entry.second.lag_for(task), r++);
+  lags.reserve(ids_.size());
+  for (std::uint32_t r = 0; r < ids_.size(); ++r) lags.emplace_back(unlisted_lag_[r], r);
+  for (auto l = offsets_[index]; l < offsets_[index + 1]; ++l) lags[listed_[l].rank].first = listed_[l].lag;
   // Sentinel lags sort as the numbers they are: UNKNOWN_OFFSET_SUM (-3)
   // first, as in Kafka's comparingLong(lagFor); ties keep process id order.
   std::stable_sort(lags.begin(), lags.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  auto& order = by_lag_[task];
+  auto& order = by_lag_[index];
   order.reserve(lags.size());
   for (const auto& lag : lags) order.push_back(lag.second);
-  return order;
+  has_order_[index] = 1;
+}
+
+const std::vector<std::uint32_t>& LagTables::by_lag(const TaskId& task) const {
+  const std::uint32_t i = tasks_.find(task);
+  if (i != TaskIndex::npos && has_order_[i]) return by_lag_[i];
+  if (!build_orders_ || i == TaskIndex::npos || !has_caught_[i])
+    throw std::out_of_range("no lag order for task " + to_string(task));
+  build_order(i);
+  return by_lag_[i];
 }
 
 const ProcessId& LagTables::most_caught_up(const TaskId& task) const {
@@ -229,14 +281,32 @@ const ProcessId& LagTables::most_caught_up(const TaskId& task) const {
   return client(order.front());
 }
 
+// The lowest of the task's listed lags and of the unlisted lags of the
+// clients that did not list it: the first client of the order's lag.
+std::int64_t LagTables::lag_of_most_caught_up(const TaskId& task) const {
+  if (!build_orders_) return clients_->at(most_caught_up(task)).lag_for(task);
+  const std::uint32_t i = caught_index(task);
+  std::optional<std::int64_t> lowest;
+  for (auto l = offsets_[i]; l < offsets_[i + 1]; ++l) lowest = std::min(lowest.value_or(kMaxLag), listed_[l].lag);
+  for (const std::uint32_t r : by_unlisted_lag_)
+    if (listed(i, r) == nullptr) {
+      lowest = std::min(lowest.value_or(kMaxLag), unlisted_lag_[r]);
+      break;
+    }
+  if (!lowest) throw std::out_of_range("no client lags on task " + to_string(task));
+  return *lowest;
+}
+
 int assign_active_task_movements(const LagTables& tables, ClientStates& clients, Warmups& warmups,
                                  std::int64_t& remaining_warmups) {
   ConstrainedPrioritySet by_load = caught_up_clients_by_load(tables, clients);
   MovementQueue movements{MovementOrder{}};
+  std::uint32_t rank = 0;
   for (const auto& [client, state] : clients) {
     for (const auto& task : state.active())
-      if (should_move(tables, clients, task, client)) movements.offer(movement(tables, task, client));
+      if (should_move(tables, task, rank, state)) movements.offer(movement(tables, task, client));
     by_load.offer(client);
+    ++rank;
   }
   const int needed = static_cast<int>(movements.size());
   ActiveMover mover(tables, clients, warmups, remaining_warmups, by_load);
@@ -248,13 +318,15 @@ int assign_standby_task_movements(const LagTables& tables, ClientStates& clients
                                   std::int64_t& remaining_warmups) {
   ConstrainedPrioritySet by_load = caught_up_clients_by_load(tables, clients);
   MovementQueue movements{MovementOrder{}};
+  std::uint32_t rank = 0;
   for (const auto& [client, state] : clients) {
     const auto w = warmups.find(client);
     for (const auto& task : state.standby()) {
       const bool is_warmup = w != warmups.end() && w->second.contains(task);  // placed on purpose: stays
-      if (!is_warmup && should_move(tables, clients, task, client)) movements.offer(movement(tables, task, client));
+      if (!is_warmup && should_move(tables, task, rank, state)) movements.offer(movement(tables, task, client));
     }
     by_load.offer(client);
+    ++rank;
   }
   int needed = 0;
   while (const auto m = movements.poll()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "protocols/streams/ha_client_state.hpp"
+#include "protocols/streams/task_index.hpp"
 
 #include <boost/container/flat_set.hpp>
 
@@ -17,11 +18,13 @@ namespace rsim::protocols::streams::ha {
 
 // Per stateful task: the caught-up clients, and every client from the most
 // caught up (lowest lag, then process id) to the least. Kafka builds both for
-// every task. Here the caught-up clients are a bit per client in process id
-// order, and a task's lag order is built from the clients' lags when first
-// read (the same order: lags do not change while the assignor runs); the
-// movements read it only where a client holding the task is not caught up.
-// A string per client and task in both tables was most of a 300-client
+// every task. Here each client's caught-up bit for the tasks it did not list
+// is its unlisted lag's, and the lags it listed are kept per task (what the
+// members reported, not a lag per client and task); a task's lag order is
+// built from them when first read (the same order: lags do not change while
+// the assignor runs), and the movements read it only where a client holding
+// the task is not caught up. A string per client and task in both tables,
+// then a bit per client and task in a tree by task, were most of a large
 // rebalance (issue 16).
 class LagTables {
  public:
@@ -35,40 +38,54 @@ class LagTables {
   // `clients` (which must outlive the tables); naming a client that is not
   // one throws std::invalid_argument.
   LagTables(const ClientStates& clients, const CaughtUp& caught_up, const ByLag& by_lag);
-  LagTables(const LagTables&) = delete;  // last_ points into caught_
+  LagTables(const LagTables&) = delete;  // large, and never needed twice
   LagTables& operator=(const LagTables&) = delete;
 
   // Throw std::out_of_range for a task that is not a stateful one. A
   // client's rank is its position in the clients (process id order).
   bool caught_up(const TaskId& task, const ProcessId& client) const;
-  bool caught_up(const TaskId& task, std::uint32_t rank) const { return caught(task).by_rank.at(rank); }
-  int caught_up_count(const TaskId& task) const { return caught(task).count; }
+  bool caught_up(const TaskId& task, std::uint32_t rank) const;
+  int caught_up_count(const TaskId& task) const { return counts_[caught_index(task)]; }
   // A task's clients from the most caught up to the least, as ranks (4 bytes
   // where a process id takes 32: every task's order is built when every
   // holder lags, as at a group's first rebalance).
   const std::vector<std::uint32_t>& by_lag(const TaskId& task) const;
   const ProcessId& client(std::uint32_t rank) const { return ids_.at(rank); }
-  // Also throws std::out_of_range for a task no client lags on.
+  // Also throw std::out_of_range for a task no client lags on.
   const ProcessId& most_caught_up(const TaskId& task) const;
+  // The lag of the most caught-up client: from the lags, without ordering
+  // every client (should_move asks it for every task a lagging client holds).
+  std::int64_t lag_of_most_caught_up(const TaskId& task) const;
   // Whether ranks here are ranks in `clients` (the tables were built over them).
   bool ranks(const ClientStates& clients) const { return clients_ == &clients; }
 
  private:
-  struct Caught {
-    std::vector<bool> by_rank;  // per client of `ids_`
-    int count = 0;
+  // A lag a client listed for a task (given by hand: a client named caught up).
+  struct Listed {
+    std::uint32_t rank;
+    bool caught_up;
+    std::int64_t lag;
   };
 
   std::uint32_t rank(const ProcessId& client) const;  // ids_.size() for none
   std::uint32_t client_rank(const ProcessId& client) const;  // throws for none
-  // A poll asks about one task for many clients in turn: the last task's
-  // entry is kept.
-  const Caught& caught(const TaskId& task) const;
+  std::uint32_t caught_index(const TaskId& task) const;  // throws for a task without caught-up clients
+  const Listed* listed(std::uint32_t index, std::uint32_t rank) const;  // nullptr for none
+  void build_order(std::uint32_t index) const;
 
   std::vector<ProcessId> ids_;  // sorted: a client's rank
-  std::map<TaskId, Caught, KafkaTaskOrder> caught_;
-  mutable std::map<TaskId, std::vector<std::uint32_t>, KafkaTaskOrder> by_lag_;  // built when read from clients
-  mutable const std::pair<const TaskId, Caught>* last_ = nullptr;
+  TaskIndex tasks_;             // the stateful tasks (given by hand: those either table names)
+  std::vector<char> has_caught_;  // per task: in the caught-up table
+  std::vector<std::uint32_t> offsets_;  // per task, its lags in listed_: [offsets_[i], offsets_[i + 1])
+  std::vector<Listed> listed_;          // by task, then rank
+  std::vector<int> counts_;             // caught-up clients per task
+  std::vector<bool> unlisted_caught_;   // per rank: caught up on the tasks it did not list
+  std::vector<std::int64_t> unlisted_lag_;      // per rank (clients without one list every task)
+  std::vector<std::uint32_t> by_unlisted_lag_;  // ranks with an unlisted lag, lowest first, ties by rank
+  mutable std::vector<std::vector<std::uint32_t>> by_lag_;  // per task, built when read from clients
+  mutable std::vector<char> has_order_;
+  mutable TaskId last_task_;  // a poll asks about one task for many clients in turn
+  mutable std::uint32_t last_index_ = TaskIndex::npos;
   const ClientStates* clients_;
   bool build_orders_;  // from the clients' lags, or given
 };

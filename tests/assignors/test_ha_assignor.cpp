@@ -6,6 +6,7 @@
 #include "protocols/streams/ha_properties.hpp"
 #include "protocols/streams/ha_task_movement.hpp"
 #include "protocols/streams/java_priority_queue.hpp"
+#include "protocols/streams/task_index.hpp"
 #include "sim/random.hpp"
 #include "tools/vectors/runner.hpp"
 
@@ -342,6 +343,11 @@ TEST_CASE("high-availability: lag tables from the clients' lags, the lag order b
   CHECK(by_lag(tables, t1) == std::vector<std::string>{"pid2", "pid1", "pid3"});
   CHECK(by_lag(tables, t2) == std::vector<std::string>{"pid1", "pid2", "pid3"});
   CHECK(tables.most_caught_up(t1) == "pid2");
+  // The first client's lag, from the lags alone.
+  CHECK(tables.lag_of_most_caught_up(t0) == 0);
+  CHECK(tables.lag_of_most_caught_up(t1) == ha::kLatestOffset);
+  CHECK(tables.lag_of_most_caught_up(t2) == ha::kUnknownOffsetSum);
+  CHECK_THROWS_AS(tables.caught_up(t0, 3), std::out_of_range);  // no fourth client
   CHECK_THROWS_AS(tables.caught_up(task("2_0"), "pid1"), std::out_of_range);
   CHECK_THROWS_AS(tables.by_lag(task("2_0")), std::out_of_range);
   CHECK_THROWS_AS(ha::LagTables(clients, st::TaskSet{t0, task("2_0")}, 100), std::invalid_argument);  // no lag for 2_0
@@ -354,6 +360,7 @@ TEST_CASE("high-availability: lag tables from the clients' lags, the lag order b
   CHECK_FALSE(by_hand.caught_up(t0, "pid1"));
   CHECK_FALSE(by_hand.caught_up(t0, 0));
   CHECK(by_lag(by_hand, t0) == std::vector<std::string>{"pid3", "pid2", "pid1"});
+  CHECK(by_hand.lag_of_most_caught_up(t0) == 0);  // pid3's, the order's first
   CHECK_THROWS_AS(by_hand.by_lag(t1), std::out_of_range);
   const ha::LagTables nobody(clients, {{t0, {}}}, {{t0, {}}});
   CHECK_THROWS_AS(nobody.most_caught_up(t0), std::out_of_range);  // Kafka: first() of an empty set
@@ -365,4 +372,43 @@ TEST_CASE("high-availability: lag tables from the clients' lags, the lag order b
   std::int64_t remaining = 2;
   CHECK_THROWS_AS(ha::assign_active_task_movements(by_hand, others, warmups, remaining), std::logic_error);
   CHECK_THROWS_AS(ha::assign_standby_task_movements(by_hand, others, warmups, remaining), std::logic_error);
+}
+
+// Unlisted lags: a client's bit for what it did not list is its unlisted
+// lag's, a listed lag overrides it both ways, and the most caught-up lag is
+// the lowest of the listed and of the unlisted of those that did not list it.
+TEST_CASE("high-availability: lag tables over unlisted lags") {
+  const auto t0 = task("0_0"), t1 = task("0_1"), t2 = task("0_2");
+  ha::ClientStates clients;
+  clients.emplace("a", ha::ClientState(1, {{t0, 50'000}}, 0));               // caught up but on t0
+  clients.emplace("b", ha::ClientState(1, {{t1, ha::kLatestOffset}}, 7'000));  // behind but on t1
+  clients.emplace("c", ha::ClientState(1, {}, 20'000));                      // behind on all
+  const ha::LagTables tables(clients, st::TaskSet{t0, t1, t2}, 10'000);
+  CHECK_FALSE(tables.caught_up(t0, "a"));
+  CHECK(tables.caught_up(t1, "a"));
+  CHECK(tables.caught_up(t0, "b"));  // 7,000 within 10,000
+  CHECK(tables.caught_up(t1, "b"));
+  CHECK_FALSE(tables.caught_up(t2, "c"));
+  CHECK(tables.caught_up_count(t0) == 1);
+  CHECK(tables.caught_up_count(t1) == 2);
+  CHECK(tables.caught_up_count(t2) == 2);
+  CHECK(tables.lag_of_most_caught_up(t0) == 7'000);  // a listed 50,000: b's unlisted
+  CHECK(tables.lag_of_most_caught_up(t1) == ha::kLatestOffset);
+  CHECK(tables.lag_of_most_caught_up(t2) == 0);
+  std::vector<std::string> order;
+  for (const auto rank : tables.by_lag(t0)) order.push_back(tables.client(rank));
+  CHECK(order == std::vector<std::string>{"b", "c", "a"});
+}
+
+TEST_CASE("task index: a task's position in its set, dense or not, several sub-topologies") {
+  const st::TaskSet tasks{task("0_0"), task("0_1"), task("0_2"), task("10_3"), task("10_7"), task("x_0")};
+  const st::TaskIndex index(tasks);
+  CHECK(index.size() == 6);
+  std::uint32_t i = 0;
+  for (const auto& t : tasks) CHECK(index.find(t) == i++);
+  CHECK(index.find(task("0_3")) == st::TaskIndex::npos);   // past a dense run
+  CHECK(index.find(task("10_4")) == st::TaskIndex::npos);  // inside a sparse one
+  CHECK(index.find(task("10_0")) == st::TaskIndex::npos);
+  CHECK(index.find(task("9_0")) == st::TaskIndex::npos);   // no such sub-topology
+  CHECK(st::TaskIndex(st::TaskSet{}).find(task("0_0")) == st::TaskIndex::npos);
 }
