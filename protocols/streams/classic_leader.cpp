@@ -139,9 +139,10 @@ struct Client {
 
 struct Group {
   std::map<ha::ProcessId, Client> clients;
-  // An active task -> the thread that owns it (ownedPartitions): the member
-  // ids live in the JoinGroup's members, which outlive the group.
-  boost::container::flat_map<TaskId, const std::string*> owner;
+  // Per task of the topology, the thread that owns it (ownedPartitions), or
+  // null: the member ids live in the JoinGroup's members, which outlive the
+  // group.
+  std::vector<const std::string*> owner;
 };
 
 class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
@@ -172,11 +173,12 @@ class ClassicStreamsProtocol final : public classic::EmbeddedProtocol {
                                                                const classic::LeaderView& view) const override;
 
  private:
-  Group group_of(const std::vector<JoinedMember>& members, const TaskIndex& stateful) const;
+  Group group_of(const std::vector<JoinedMember>& members, const TaskIndex& all, const TaskIndex& stateful) const;
   ha::TaskLags lags_of(const Client& c, const TaskIndex& stateful) const;
   std::map<std::string, std::vector<TaskId>> previous_by_lag(const Client& c) const;
   std::vector<std::pair<std::string, MemberAssignment>> per_thread(const Group& group,
-                                                                   const ha::Assignment& result, const TaskIndex& stateful,
+                                                                   const ha::Assignment& result, const TaskIndex& all,
+                                                                   const TaskIndex& stateful,
                                                                    const std::string& probing_client) const;
 
   const Topology& topology_;
@@ -204,26 +206,12 @@ Reported merged(std::vector<std::pair<TaskId, std::int64_t>> sums) {
   return r;
 }
 
-// The owner of each task: a task two threads claim goes to the later one.
-boost::container::flat_map<TaskId, const std::string*> owners(std::vector<std::pair<TaskId, const std::string*>> owned) {
-  std::stable_sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  boost::container::flat_map<TaskId, const std::string*>::sequence_type out;
-  for (const auto& [t, member] : owned) {
-    if (!out.empty() && out.back().first == t)
-      out.back().second = member;
-    else
-      out.emplace_back(t, member);
-  }
-  boost::container::flat_map<TaskId, const std::string*> r;
-  r.adopt_sequence(boost::container::ordered_unique_range, std::move(out));
-  return r;
-}
-
-Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members, const TaskIndex& stateful) const {
+Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members, const TaskIndex& all,
+                                       const TaskIndex& stateful) const {
   Group g;
   auto& clients = g.clients;
+  g.owner.assign(all.size(), nullptr);
   std::map<ha::ProcessId, std::vector<std::pair<TaskId, std::int64_t>>> sums;
-  std::vector<std::pair<TaskId, const std::string*>> owned;
   TaskOf task;
   for (const auto& m : members) {
     const auto& info = m.subscription.streams;
@@ -234,7 +222,7 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
     for (const auto& tp : m.subscription.owned) {
       const TaskId t = task(tp);
       c.prev_active.insert(t);
-      owned.emplace_back(t, &m.member_id);
+      if (const auto i = all.find(t); i != TaskIndex::npos) g.owner[i] = &m.member_id;  // the later claim wins
     }
     if (!info) continue;
     auto& client_sums = sums[pid];
@@ -244,7 +232,6 @@ Group ClassicStreamsProtocol::group_of(const std::vector<JoinedMember>& members,
       client_sums.emplace_back(t, lag);
     }
   }
-  g.owner = owners(std::move(owned));
   for (auto& [pid, client_sums] : sums) clients.at(pid).reported = merged(std::move(client_sums));
   // ClientState.initializeRemainingPrevTasksFromTaskOffsetSums: a reported
   // task not owned active was a standby (any copy of its state counts).
@@ -276,8 +263,8 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
       all.insert({st.id, p});
       if (st.stateful) stateful.insert({st.id, p});
     }
-  const TaskIndex stateful_index(stateful);
-  const Group group = group_of(members, stateful_index);
+  const TaskIndex all_index(all), stateful_index(stateful);
+  const Group group = group_of(members, all_index, stateful_index);
   std::map<ha::ProcessId, ha::ClientInput> inputs;
   for (const auto& [pid, c] : group.clients) {
     ha::ClientInput& in = inputs.emplace_hint(inputs.end(), pid, ha::ClientInput{})->second;
@@ -293,7 +280,7 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::as
   if (result.probing_rebalance_needed)
     for (const auto& m : members)
       if (m.member_id == view.leader && m.subscription.streams) probing_client = m.subscription.streams->process_id;
-  return per_thread(group, result, stateful_index, probing_client);
+  return per_thread(group, result, all_index, stateful_index, probing_client);
 }
 
 std::vector<TopicPartition> resources(const std::vector<TaskId>& tasks) {
@@ -334,7 +321,8 @@ std::map<std::string, std::vector<TaskId>> ClassicStreamsProtocol::previous_by_l
 // assignment (addClientAssignments), withholding under cooperative an active
 // task another thread still owns.
 std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::per_thread(
-    const Group& group, const ha::Assignment& result, const TaskIndex& stateful, const std::string& probing_client) const {
+    const Group& group, const ha::Assignment& result, const TaskIndex& all, const TaskIndex& stateful,
+    const std::string& probing_client) const {
   std::vector<std::pair<std::string, MemberAssignment>> out;
   for (const auto& entry : group.clients) {
     const ha::ProcessId& pid = entry.first;
@@ -360,8 +348,9 @@ std::vector<std::pair<std::string, MemberAssignment>> ClassicStreamsProtocol::pe
       mine.insert(mine.end(), more.begin(), more.end());
       std::vector<TaskId> assigned, removed, standby_tasks = standbys.at(consumer);
       for (const auto& t : mine) {
-        const auto it = group.owner.find(t);
-        (it != group.owner.end() && *it->second != consumer ? removed : assigned).push_back(t);
+        const auto i = all.find(t);
+        const std::string* owner = i == TaskIndex::npos ? nullptr : group.owner[i];
+        (owner != nullptr && *owner != consumer ? removed : assigned).push_back(t);
       }
       // A task withheld but whose state the thread's process keeps as a
       // standby stays a standby until it can be handed over.

@@ -23,8 +23,9 @@ ClassicThread::ClassicThread(Kernel& kernel, Trace& trace, LocalState& state, st
       assign_cost_(assign_cost),
       record_bytes_(std::max<std::uint64_t>(record_bytes, 1)) {}
 
-std::int64_t ClassicThread::records_behind(const TaskId& t) const {
-  const std::uint64_t bytes = state_.lag(process_, t, kernel_.now());
+std::int64_t ClassicThread::records_behind(const TaskId& t) const { return records(state_.lag(process_, t, kernel_.now())); }
+
+std::int64_t ClassicThread::records(std::uint64_t bytes) const {
   return static_cast<std::int64_t>((bytes + record_bytes_ - 1) / record_bytes_);
 }
 
@@ -33,20 +34,32 @@ std::int64_t ClassicThread::records_behind(const TaskId& t) const {
 // LATEST_OFFSET, every other copy its changelog position. The thread that
 // closed a task last keeps its directory (Kafka: a suspended task under
 // eager; a closed one is locked by the next thread to look).
+// Later entries for a task win (an owned task's LATEST_OFFSET over its
+// copy's lag): gathered in a list, sorted once.
 classic::StreamsSubscription ClassicThread::describe(const std::vector<TopicPartition>& owned) const {
-  classic::StreamsSubscription s;
-  s.process_id = process_;
-  for (const auto& t : standby_) s.task_lags[task_resource(t)] = records_behind(t);
+  std::vector<std::pair<TopicPartition, std::int64_t>> lags;
+  for (const auto& t : standby_) lags.emplace_back(task_resource(t), records_behind(t));
   const Time now = kernel_.now();
-  for (const auto& t : state_.copies_at(process_, now))
-    if (const std::string* by = state_.released_by(process_, t, now); by != nullptr && (by->empty() || *by == member_))
-      s.task_lags[task_resource(t)] = records_behind(t);
+  for (const auto& [t, bytes] : state_.released_copies(process_, member_, now))
+    lags.emplace_back(task_resource(t), records(bytes));
   for (const auto& tp : owned) {
     const TaskId t = task_of(tp);
     const auto it = caught_up_at_.find(t);
     if (!state_.stateful(t)) continue;
-    s.task_lags[tp] = it != caught_up_at_.end() && it->second <= now ? ha::kLatestOffset : records_behind(t);
+    lags.emplace_back(tp, it != caught_up_at_.end() && it->second <= now ? ha::kLatestOffset : records_behind(t));
   }
+  std::stable_sort(lags.begin(), lags.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  decltype(classic::StreamsSubscription::task_lags)::sequence_type last;
+  last.reserve(lags.size());
+  for (auto& entry : lags) {
+    if (!last.empty() && last.back().first == entry.first)
+      last.back().second = entry.second;
+    else
+      last.push_back(entry);
+  }
+  classic::StreamsSubscription s;
+  s.process_id = process_;
+  s.task_lags.adopt_sequence(boost::container::ordered_unique_range, std::move(last));
   return s;
 }
 

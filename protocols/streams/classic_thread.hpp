@@ -40,6 +40,7 @@ class ClassicThread final : public classic::ThreadTasks {
 
  private:
   std::int64_t records_behind(const TaskId& t) const;
+  std::int64_t records(std::uint64_t bytes) const;  // rounded up to whole records
 
   Kernel& kernel_;
   Trace& trace_;

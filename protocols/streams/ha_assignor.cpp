@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 
@@ -140,8 +141,11 @@ std::optional<std::pair<TaskId, const ProcessId*>> first_missing_lag(const std::
 // The first error in task order, as a check of every client per task finds.
 void check_input(const std::map<ProcessId, ClientInput>& clients, const TaskSet& all_tasks, const TaskSet& stateful) {
   const auto missing = first_missing_lag(clients, stateful);
+  auto known = all_tasks.begin();  // both sorted: one walk
   for (const auto& t : stateful) {
-    if (!all_tasks.contains(t)) throw std::invalid_argument("stateful task " + to_string(t) + " is not one of the tasks");
+    while (known != all_tasks.end() && *known < t) ++known;
+    if (known == all_tasks.end() || !(*known == t))
+      throw std::invalid_argument("stateful task " + to_string(t) + " is not one of the tasks");
     if (missing && missing->first == t)
       throw std::invalid_argument("client " + *missing->second + " has no lag for stateful task " + to_string(t));
   }
@@ -168,9 +172,9 @@ Assignment assign(std::map<ProcessId, ClientInput> clients, const TaskSet& all_t
   check_input(clients, all_tasks, stateful_tasks);
   ClientStates states = client_states(clients);
   const OrderedTasks stateful(stateful_tasks.begin(), stateful_tasks.end());
-  std::vector<TaskId> stateless_tasks;
-  for (const auto& t : all_tasks)
-    if (!stateful_tasks.contains(t)) stateless_tasks.push_back(t);
+  std::vector<TaskId> stateless_tasks;  // both sorted: one walk
+  std::set_difference(all_tasks.begin(), all_tasks.end(), stateful_tasks.begin(), stateful_tasks.end(),
+                      std::back_inserter(stateless_tasks));
   const OrderedTasks stateless(stateless_tasks.begin(), stateless_tasks.end());  // sorted once
 
   round_robin_stateful_actives(states, stateful);

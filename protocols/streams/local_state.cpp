@@ -122,17 +122,15 @@ void LocalState::release(const std::string& process, const TaskId& t, Time now, 
   sweep(d->second, now);
 }
 
-const std::string* LocalState::released_by(const std::string& process, const TaskId& t, Time now) const {
-  const Copy* c = find(process, t, now);
-  if (c == nullptr || c->maintainers > 0) return nullptr;
-  return &c->released_by;
-}
-
-std::vector<TaskId> LocalState::copies_at(const std::string& process, Time now) const {
-  std::vector<TaskId> out;
-  if (const auto p = directories_.find(process); p != directories_.end())
-    for (const auto& [t, c] : p->second.copies)
-      if (!deleted(p->second, c, now)) out.push_back(t);
+std::vector<std::pair<TaskId, std::uint64_t>> LocalState::released_copies(const std::string& process,
+                                                                          const std::string& holder, Time now) const {
+  std::vector<std::pair<TaskId, std::uint64_t>> out;
+  const auto p = directories_.find(process);
+  if (p == directories_.end()) return out;
+  for (const auto& [t, c] : p->second.copies) {
+    if (c.maintainers > 0 || deleted(p->second, c, now)) continue;
+    if (c.released_by.empty() || c.released_by == holder) out.emplace_back(t, stateful(t) ? lag_of(&c, now) : 0);
+  }
   return out;
 }
 

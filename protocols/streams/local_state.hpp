@@ -68,12 +68,13 @@ class LocalState {
   // `holder`: who let it go (a classic stream thread keeps the directory's
   // lock and reports the copy until another takes it).
   void release(const std::string& process, const TaskId& t, Time now, const std::string& holder = {});
-  // A copy nobody maintains: who let it go last (empty: not said); null
-  // while maintained or when there is no copy.
-  const std::string* released_by(const std::string& process, const TaskId& t, Time now) const;
   Duration restore_time(std::uint64_t bytes) const;
-  // The tasks the process has a copy of at `now` (its state directory), in order.
-  std::vector<TaskId> copies_at(const std::string& process, Time now) const;
+  // The copies the process has at `now` (its state directory) that nobody
+  // maintains and that `holder` let go last (or nobody said who), in task
+  // order, with the bytes each is behind: what a classic stream thread
+  // reports beside its own tasks, in one walk of the directory.
+  std::vector<std::pair<TaskId, std::uint64_t>> released_copies(const std::string& process, const std::string& holder,
+                                                                Time now) const;
   // One of the process's members came up or went (crashed, left): the
   // instance, and its cleaner, runs while any is up.
   void member_alive(const std::string& process, bool alive, Time now);
