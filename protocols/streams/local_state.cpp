@@ -6,7 +6,27 @@
 namespace rsim::protocols::streams {
 
 LocalState::LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies, Duration cleanup_delay)
-    : costs_(costs), stateful_(std::move(stateful_subtopologies)), cleanup_delay_(cleanup_delay) {}
+    : costs_(costs), cleanup_delay_(cleanup_delay) {
+  for (const auto& id : stateful_subtopologies) stateful_.push_back(SubtopologyId(id).id());
+  std::sort(stateful_.begin(), stateful_.end());
+}
+
+LocalState::Directory* LocalState::directory(const std::string& process) const {
+  if (last_ != nullptr && *last_process_ == process) return last_;
+  const auto p = directories_.find(process);
+  if (p == directories_.end()) return nullptr;
+  last_process_ = &p->first;
+  last_ = const_cast<Directory*>(&p->second);  // the map's own node: directories_ is ours to change
+  return last_;
+}
+
+LocalState::Directory& LocalState::directory_for(const std::string& process) {
+  if (Directory* d = directory(process)) return *d;
+  const auto p = directories_.try_emplace(process).first;
+  last_process_ = &p->first;
+  last_ = &p->second;
+  return *last_;
+}
 
 Duration LocalState::restore_time(std::uint64_t bytes) const {
   if (bytes == 0 || costs_.restore_rate == 0) return Duration{0};
@@ -17,10 +37,10 @@ Duration LocalState::restore_time(std::uint64_t bytes) const {
 }
 
 const LocalState::Copy* LocalState::find(const std::string& process, const TaskId& t, Time now) const {
-  const auto p = directories_.find(process);
-  if (p == directories_.end()) return nullptr;
-  const auto c = p->second.copies.find(t);
-  return c == p->second.copies.end() || deleted(p->second, c->second, now) ? nullptr : &c->second;
+  const Directory* d = directory(process);
+  if (d == nullptr) return nullptr;
+  const auto c = d->copies.find(t);
+  return c == d->copies.end() || deleted(*d, c->second, now) ? nullptr : &c->second;
 }
 
 // The cleaner ticks at start + k x delay (k >= 1) within a run and deletes
@@ -56,7 +76,7 @@ void LocalState::trim_runs(Directory& d, Time now) {
 }
 
 void LocalState::member_alive(const std::string& process, bool alive, Time now) {
-  Directory& d = directories_[process];
+  Directory& d = directory_for(process);
   if (alive && d.alive++ == 0) {
     d.runs.push_back(Run{now});
     if (d.runs.size() > 2 * d.runs_kept + 8) trim_runs(d, now);  // a process bounced often
@@ -88,8 +108,10 @@ std::uint64_t LocalState::lag_of(const Copy* found, Time at) const {
 
 Time LocalState::maintain(const std::string& process, const TaskId& t, Time taken, Time start) {
   if (!stateful(t)) return start;
-  const std::uint64_t behind = lag_of(find(process, t, taken), taken);
-  Copy& c = directories_[process].copies[t];
+  Directory& d = directory_for(process);
+  const auto [it, fresh] = d.copies.try_emplace(t);  // a deleted copy not swept yet is reused, as none
+  Copy& c = it->second;
+  const std::uint64_t behind = lag_of(fresh || deleted(d, c, taken) ? nullptr : &c, taken);
   if (c.maintainers++ > 0) return std::max(start, c.caught_up_at);  // another thread of the process has it
   c.caught_up_at = later(start, restore_time(behind));
   c.restore_from = start;
@@ -99,36 +121,37 @@ Time LocalState::maintain(const std::string& process, const TaskId& t, Time take
 
 void LocalState::seed(const std::string& process, const TaskId& t) {
   if (!stateful(t)) return;
-  Copy& c = directories_[process].copies[t];
+  Copy& c = directory_for(process).copies[t];
   ++c.maintainers;
   c.caught_up_at = Time{};
 }
 
 void LocalState::release(const std::string& process, const TaskId& t, Time now, const std::string& holder) {
-  const auto d = directories_.find(process);
-  if (d == directories_.end()) return;
-  const auto found = d->second.copies.find(t);
-  if (found == d->second.copies.end() || found->second.maintainers == 0) return;
+  Directory* d = directory(process);
+  if (d == nullptr) return;
+  const auto found = d->copies.find(t);
+  if (found == d->copies.end() || found->second.maintainers == 0) return;
   Copy& c = found->second;
   if (c.maintainers > 1) {
     --c.maintainers;
     return;
   }
-  const std::uint64_t behind = lag(process, t, now);  // a restoration cut short stays behind
+  // A restoration cut short stays behind (maintained: not deleted).
+  const std::uint64_t behind = stateful(t) ? lag_of(&c, now) : 0;
   c.maintainers = 0;
   c.behind_bytes = behind;
   c.left_at = now;
   c.released_by = holder;
-  sweep(d->second, now);
+  sweep(*d, now);
 }
 
 std::vector<std::pair<TaskId, std::uint64_t>> LocalState::released_copies(const std::string& process,
                                                                           const std::string& holder, Time now) const {
   std::vector<std::pair<TaskId, std::uint64_t>> out;
-  const auto p = directories_.find(process);
-  if (p == directories_.end()) return out;
-  for (const auto& [t, c] : p->second.copies) {
-    if (c.maintainers > 0 || deleted(p->second, c, now)) continue;
+  const Directory* d = directory(process);
+  if (d == nullptr) return out;
+  for (const auto& [t, c] : d->copies) {
+    if (c.maintainers > 0 || deleted(*d, c, now)) continue;
     if (c.released_by.empty() || c.released_by == holder) out.emplace_back(t, stateful(t) ? lag_of(&c, now) : 0);
   }
   return out;

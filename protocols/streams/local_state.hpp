@@ -29,6 +29,7 @@
 #include "protocols/streams/tasks.hpp"
 #include "sim/time.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -47,8 +48,12 @@ struct StateCosts {
 class LocalState {
  public:
   LocalState(StateCosts costs, std::set<std::string> stateful_subtopologies, Duration cleanup_delay);
+  LocalState(const LocalState&) = delete;  // last_ points into directories_
+  LocalState& operator=(const LocalState&) = delete;
 
-  bool stateful(const TaskId& t) const { return stateful_.count(t.subtopology) != 0; }
+  bool stateful(const TaskId& t) const {
+    return std::binary_search(stateful_.begin(), stateful_.end(), t.subtopology.id());
+  }
   // Bytes the process's copy of `t` is behind at `now`.
   std::uint64_t lag(const std::string& process, const TaskId& t, Time now) const;
   // A member of the process got the task (active or standby) at `taken`,
@@ -104,10 +109,17 @@ class LocalState {
   };
 
   StateCosts costs_;
-  std::set<std::string> stateful_;
+  std::vector<std::uint32_t> stateful_;  // the sub-topologies' handles, sorted
   Duration cleanup_delay_;
   // By process, then task: one string lookup per call, then task compares.
+  // Never erased: a directory's address is kept below.
   std::map<std::string, Directory, std::less<>> directories_;
+  // The last process's directory: a thread asks about its tasks one after
+  // another (every task of a 1,000-process group at each eager rebalance).
+  mutable const std::string* last_process_ = nullptr;  // its key in directories_
+  mutable Directory* last_ = nullptr;
+  Directory* directory(const std::string& process) const;  // null for none
+  Directory& directory_for(const std::string& process);     // made when missing
   // Whether the cleaner has deleted `c` by `now`.
   bool deleted(const Directory& d, const Copy& c, Time now) const;
   // Bytes `c` (null: no copy) is behind at `at`.
