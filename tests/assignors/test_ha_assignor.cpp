@@ -314,7 +314,6 @@ TEST_CASE("high-availability: input without a lag names the first task in order,
   clients["pid1"].lags[task("0_2")] = 5;
   CHECK(error(all, all) == "none");
 }
-}
 
 TEST_CASE("high-availability: lag tables from the clients' lags, the lag order built when read") {
   const auto t0 = task("0_0"), t1 = task("0_1"), t2 = task("1_0");
@@ -412,3 +411,4 @@ TEST_CASE("task index: a task's position in its set, dense or not, several sub-t
   CHECK(index.find(task("9_0")) == st::TaskIndex::npos);   // no such sub-topology
   CHECK(st::TaskIndex(st::TaskSet{}).find(task("0_0")) == st::TaskIndex::npos);
 }
+}  // TEST_SUITE("assignors")

@@ -272,7 +272,7 @@ events: [)" + events + "]\n");
 }
 }
 
-TEST_SUITE("streams") {
+TEST_SUITE("protocols") {
 TEST_CASE("streams local state: the cleaner's tick at the instant the instance stops ran; a copy taken is safe from then") {
   using namespace std::chrono_literals;
   // 1 GB at 100 MB/s restores in 10.24 s; no changelog growth; a 600 s delay.
