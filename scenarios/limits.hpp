@@ -78,11 +78,11 @@ inline constexpr double kMaxSummaryRunEvents = 1e9;
 // A Streams application over the classic protocol: Streams' high-availability
 // assignor ranks every client (process) for every stateful task at each
 // rebalance, as Kafka's does (its statefulTasksToRankedCandidates, and each
-// ClientState's lag for every task). Here a bit per client and task, and a
-// 4-byte rank per client for each task whose holder lags (every task, at
-// worst): 1e8 pairs hold 12.5 MB of bits and at most 400 MB of ranks. (A
-// string per pair, before issue 16's rewrite: 300 x 30,000 peaked at
-// 2.4 GB, 1,000 x 100,000 passed 23 GB; it now peaks at 180 MB.)
+// ClientState's lag for every task). Here the lags the clients reported,
+// one lag per client for the rest, and a 4-byte rank per client for each
+// task whose holder lags (every task, at worst): at most 400 MB of ranks at
+// 1e8 pairs. (A string per pair, before issue 16's rewrite: 300 x 30,000
+// peaked at 2.4 GB, 1,000 x 100,000 passed 23 GB; it now peaks at 140 MB.)
 inline constexpr double kMaxClassicStreamsPairs = 1e8;
 
 // Refuses a scenario whose run under `protocol` (which sets the heartbeat

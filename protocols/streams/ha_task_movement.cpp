@@ -244,11 +244,9 @@ bool LagTables::caught_up(const TaskId& task, std::uint32_t rank) const {
 }
 
 bool LagTables::caught_up(const TaskId& task, const ProcessId& client) const {
-  const std::uint32_t i = caught_index(task);
+  caught_index(task);  // a task that is not stateful throws, client or not
   const std::uint32_t r = rank(client);
-  if (r == ids_.size() || ids_[r] != client) return false;  // not a client
-  const Listed* l = listed(i, r);
-  return l != nullptr ? l->caught_up : unlisted_caught_[r];
+  return r < ids_.size() && ids_[r] == client && caught_up(task, r);  // not a client: not caught up
 }
 
 // Every client's lag for the task (listed, else unlisted), lowest first.
