@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string_view>
 
@@ -146,8 +147,7 @@ int subscribed_rank(Topic t, const ListOrder& order) {
 }
 
 const SharedPartitions& no_partitions() {
-  static const SharedPartitions empty = std::make_shared<const std::vector<TopicPartition>>();
-  return empty;
+  return MemberAssignment::none();
 }
 
 // A subscription as a set: its topics' handles, sorted, each once.
@@ -305,19 +305,22 @@ class PartitionRuns {
     runs_.emplace_back(first, count);
     size_ += static_cast<std::size_t>(count);
   }
-  // Moves the next `count` partitions (at most what is left) to `out`;
-  // returns how many runs they came from.
-  int take(std::size_t count, std::vector<TopicPartition>& out) {
-    int runs = 0;
+  // Moves the next `count` partitions (at most what is left) to `out`.
+  void take(std::size_t count, std::vector<TopicPartition>& out) {
+    take_runs(count, [&](const MemberAssignment::Run& run) {
+      const std::size_t at = out.size();
+      out.resize(at + static_cast<std::size_t>(run.count));  // then written in place: push_back was most of a fresh deal
+      TopicPartition* to = out.data() + at;
+      for (int j = 0; j < run.count; ++j) to[j] = TopicPartition{run.topic, run.first + j};
+    });
+  }
+  // The same, as the runs they came from, each given to `write`.
+  template <class Write>
+  void take_runs(std::size_t count, Write write) {
     while (count > 0 && next_run_ < runs_.size()) {
       const auto& [first, n] = runs_[next_run_];
-      const int from = first.partition + used_;
       const int k = static_cast<int>(std::min(count, static_cast<std::size_t>(n - used_)));
-      const std::size_t at = out.size();
-      out.resize(at + static_cast<std::size_t>(k));  // then written in place: push_back was most of a fresh deal
-      TopicPartition* to = out.data() + at;
-      for (int j = 0; j < k; ++j) to[j] = TopicPartition{first.topic, from + j};
-      ++runs;
+      write(MemberAssignment::Run{first.topic, first.partition + used_, k});
       count -= static_cast<std::size_t>(k);
       taken_ += static_cast<std::size_t>(k);
       used_ += k;
@@ -326,7 +329,6 @@ class PartitionRuns {
         used_ = 0;
       }
     }
-    return runs;
   }
   bool all_taken() const { return taken_ == size_; }
 
@@ -358,10 +360,24 @@ std::vector<int> ranks_in_id_order(const GroupSpec& group, const ListOrder& orde
   return out;
 }
 
+// Puts runs [begin, end) of a member, dealt in topic id order, in list
+// order (topic name, then partition) by their first partitions; false when
+// two of them overlap, which no order of runs can put in list order.
+bool in_list_order(MemberAssignment::Runs& runs, std::uint32_t begin, const ListOrder& order) {
+  using Run = MemberAssignment::Run;
+  const auto first = runs.begin() + begin;
+  std::sort(first, runs.end(), [&](const Run& a, const Run& b) {
+    return order.before(TopicPartition{a.topic, a.first}, TopicPartition{b.topic, b.first});
+  });
+  return std::adjacent_find(first, runs.end(), [](const Run& a, const Run& b) {
+           return a.topic == b.topic && a.first + a.count > b.first;
+         }) == runs.end();
+}
+
 // `subscribed`: the ranks of the topics every member subscribes to, as
 // listed (all in the metadata).
 TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order, std::vector<int> subscribed) {
-  TargetAssignment out(group.members.size(), no_partitions());
+  TargetAssignment out(group.members.size());  // no partitions
   {  // name order, each once: flags by rank, not a sort
     std::vector<char> listed(order.topics().size(), 0);
     for (int k : subscribed) listed[static_cast<std::size_t>(k)] = 1;
@@ -390,10 +406,11 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   // Keep what fits the quota, in the member's topic order; the rest joins
   // the unassigned list. Unsubscribed topics are dropped.
   std::vector<std::vector<TopicPartition>> lists(group.members.size());
-  // Dealt: one run of one topic, in order as dealt; Merge: kept all (in
-  // order) and dealt more, merged in order; Kept: the first of its list,
-  // in order.
+  // Dealt: kept nothing, answered as the runs dealt (a fresh deal writes no
+  // partition; MemberAssignment); Merge: kept all (in order) and dealt
+  // more, merged in order; Kept: the first of its list, in order.
   enum class Answer : char { Shared, Sort, Dealt, Merge, Kept };
+  std::shared_ptr<MemberAssignment::Runs> dealt_runs;  // made at the first Dealt
   std::vector<Answer> answer(group.members.size(), Answer::Shared);
   std::vector<std::pair<std::size_t, int>> unfilled;  // member, remaining quota
   for (std::size_t i = 0; i < group.members.size(); ++i) {
@@ -457,12 +474,28 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
                  [&](const TopicPartition& a, const TopicPartition& b) { return order.before(a, b); });
       continue;
     }
-    const bool kept_none = lists[i].empty();
-    if (unassigned.take(static_cast<std::size_t>(quota), lists[i]) == 1 && kept_none) answer[i] = Answer::Dealt;
+    if (!lists[i].empty()) {
+      unassigned.take(static_cast<std::size_t>(quota), lists[i]);
+      continue;
+    }
+    if (dealt_runs == nullptr) dealt_runs = std::make_shared<MemberAssignment::Runs>();
+    const auto begin = static_cast<std::uint32_t>(dealt_runs->size());
+    unassigned.take_runs(static_cast<std::size_t>(quota), [&](const MemberAssignment::Run& run) { dealt_runs->push_back(run); });
+    if (in_list_order(*dealt_runs, begin, order)) {
+      answer[i] = Answer::Dealt;  // the table grows after: the assignment holds places, not pointers
+      const auto end = static_cast<std::uint32_t>(dealt_runs->size());
+      if (begin < end) out[i] = MemberAssignment(dealt_runs, begin, end);
+      continue;
+    }
+    // Runs that overlap (a given topic order naming a topic twice deals it
+    // twice): a sorted list, as before runs.
+    for (auto r = dealt_runs->begin() + begin; r != dealt_runs->end(); ++r)
+      for (int p = 0; p < r->count; ++p) lists[i].push_back(TopicPartition{r->topic, r->first + p});
+    dealt_runs->resize(begin);
   }
   if (!unassigned.all_taken()) throw AssignorError("Partitions were left unassigned");
   for (std::size_t i = 0; i < lists.size(); ++i) {
-    if (answer[i] == Answer::Dealt || answer[i] == Answer::Merge || answer[i] == Answer::Kept)
+    if (answer[i] == Answer::Merge || answer[i] == Answer::Kept)
       out[i] = std::make_shared<const std::vector<TopicPartition>>(std::move(lists[i]));
     else if (answer[i] == Answer::Sort) out[i] = order.sorted(std::move(lists[i]));
   }
@@ -537,7 +570,7 @@ class HeterogeneousBuilder {
   }
 
   TargetAssignment build() {
-    TargetAssignment out(group_.members.size(), no_partitions());
+    TargetAssignment out(group_.members.size());  // no partitions
     if (handles_.empty()) return out;
     keep_owned();
     // Deal the unassigned partitions.
@@ -876,28 +909,27 @@ class HeterogeneousBuilder {
   std::vector<int> scratch_start_, scratch_end_;  // balance_topic's per-owner ranges
 };
 
-// Each topic's subscribers for the broker-side range assignor: their lists
-// in sorted order (instance ids first, then member ids), a member listed
-// once. Built per subscription rather than per member and topic: a group
-// subscribing alike shares one list for every topic. Topics are the
-// metadata's, by their rank in the ListOrder (name order): maps keyed by
-// name, a few per topic, made a 1,000-topic assignment slower than Kafka's
-// (issue 16).
+// Each topic's subscribers for the broker-side range assignor: their
+// member indices in sorted order (instance ids first, then member ids), a
+// member listed once. Built per subscription rather than per member and
+// topic: a group subscribing alike shares one list for every topic. Topics
+// are the metadata's, by their rank in the ListOrder (name order): maps
+// keyed by name, a few per topic, made a 1,000-topic assignment slower than
+// Kafka's (issue 16).
 class RangeSubscribers {
  public:
-  using List = std::vector<TopicPartition>;
+  using Members = std::vector<std::uint32_t>;
 
-  RangeSubscribers(const GroupSpec& group, const ListOrder& order, const Subscriptions& subscriptions, std::vector<List>& out)
+  RangeSubscribers(const GroupSpec& group, const ListOrder& order, const Subscriptions& subscriptions)
       : order_(order), lists_(subscriptions.lists.size()), ranks_(subscriptions.lists.size()),
         subscriptions_of_(order.topics().size()) {
     int rank = 0;
     for (const auto* m : sorted_by_instance_then_member(group.members)) {
-      const auto i = static_cast<std::size_t>(m - group.members.data());
+      const auto i = static_cast<std::uint32_t>(m - group.members.data());
       const auto s = subscriptions.of[i];
-      List* mine = &out[i];
-      by_rank_.push_back(mine);
-      if (lists_[s].empty() || lists_[s].back() != mine) {
-        lists_[s].push_back(mine);
+      by_rank_.push_back(i);
+      if (lists_[s].empty() || lists_[s].back() != i) {
+        lists_[s].push_back(i);
         ranks_[s].push_back(rank);
       }
       ++rank;
@@ -913,8 +945,8 @@ class RangeSubscribers {
   // The metadata's topics (handle, partition count), in name order.
   const std::vector<std::pair<Topic, int>>& topics() const { return order_.topics(); }
 
-  // The subscribers' lists of the metadata's k-th topic, in sorted order.
-  const std::vector<List*>& of(std::size_t k) const {
+  // The subscribers of the metadata's k-th topic, in sorted order.
+  const Members& of(std::size_t k) const {
     const auto& subscriptions = subscriptions_of_[k];
     if (subscriptions.empty()) return none_;
     if (subscriptions.size() == 1) return lists_[subscriptions.front()];
@@ -926,25 +958,25 @@ class RangeSubscribers {
  private:
   // Subscribers from several subscriptions, by rank; a member id given twice
   // and adjacent in that order listed once.
-  std::vector<List*> merge(const std::vector<std::size_t>& subscriptions) const {
+  Members merge(const std::vector<std::size_t>& subscriptions) const {
     std::vector<int> ranks;
     for (auto s : subscriptions) ranks.insert(ranks.end(), ranks_[s].begin(), ranks_[s].end());
     std::sort(ranks.begin(), ranks.end());
-    std::vector<List*> out;
+    Members out;
     for (int r : ranks) {
-      List* list = by_rank_[static_cast<std::size_t>(r)];
-      if (out.empty() || out.back() != list) out.push_back(list);
+      const auto member = by_rank_[static_cast<std::size_t>(r)];
+      if (out.empty() || out.back() != member) out.push_back(member);
     }
     return out;
   }
 
   const ListOrder& order_;
-  std::vector<std::vector<List*>> lists_;  // per subscription: its members' lists, sorted order
-  std::vector<std::vector<int>> ranks_;    // ... and their places in that order
-  std::vector<List*> by_rank_;
+  std::vector<Members> lists_;           // per subscription: its members in sorted order
+  std::vector<std::vector<int>> ranks_;  // ... and their places in that order
+  Members by_rank_;
   std::vector<std::vector<std::size_t>> subscriptions_of_;  // per metadata topic: the subscriptions naming it
-  mutable std::map<std::vector<std::size_t>, std::vector<List*>> merged_;  // by the subscriptions merged
-  std::vector<List*> none_;
+  mutable std::map<std::vector<std::size_t>, Members> merged_;  // by the subscriptions merged
+  Members none_;
 };
 
 }  // namespace
@@ -989,6 +1021,38 @@ std::vector<std::string> topic_id_order(const std::vector<std::string>& given_or
   for (const auto& t : subscribed) hashes.push_back(java::string_hash(t));
   for (auto i : java::iteration_order(hashes, java::capacity_for(subscribed.size()))) out.push_back(subscribed[i]);
   return out;
+}
+
+MemberAssignment::MemberAssignment(SharedPartitions list) : list_(std::move(list)) {}
+
+MemberAssignment::MemberAssignment(std::shared_ptr<const Runs> runs, std::uint32_t begin, std::uint32_t end)
+    : runs_(std::move(runs)), begin_(begin), end_(end) {}
+
+const SharedPartitions& MemberAssignment::none() {
+  static const SharedPartitions empty = std::make_shared<const std::vector<TopicPartition>>();
+  return empty;
+}
+
+const SharedPartitions& MemberAssignment::shared() const {
+  if (list_ == nullptr) {
+    if (runs_ == nullptr) return none();
+    std::vector<TopicPartition> list;
+    list.reserve(size());
+    for (auto r = begin_; r < end_; ++r) {
+      const Run& run = (*runs_)[r];
+      for (int p = 0; p < run.count; ++p) list.push_back(TopicPartition{run.topic, run.first + p});
+    }
+    list_ = std::make_shared<const std::vector<TopicPartition>>(std::move(list));
+  }
+  return list_;
+}
+
+std::size_t MemberAssignment::size() const {
+  if (list_ != nullptr) return list_->size();
+  if (runs_ == nullptr) return 0;
+  std::size_t n = 0;
+  for (auto r = begin_; r < end_; ++r) n += static_cast<std::size_t>((*runs_)[r].count);
+  return n;
 }
 
 const std::vector<TopicPartition>& GroupSpec::Member::owned() const {
@@ -1047,13 +1111,12 @@ TargetAssignment UniformAssignor::assign(const GroupSpec& group) const {
 
 TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
   const auto subscriptions = subscriptions_of(group);
-  std::vector<std::vector<TopicPartition>> lists(group.members.size());
   const ListOrder order(group);
-  const RangeSubscribers subscribers(group, order, subscriptions, lists);  // throws on a topic not in the metadata
+  const RangeSubscribers subscribers(group, order, subscriptions);  // throws on a topic not in the metadata
   // Each topic's range: subscriber i of k gets count(i) partitions from first(i).
   struct Range {
     Topic topic;
-    const std::vector<std::vector<TopicPartition>*>* subs;
+    const RangeSubscribers::Members* subs;
     int quota, extra, getting;  // getting: the rest get nothing of this topic
     int count(int i) const { return quota + (i < extra ? 1 : 0); }
     int first(int i) const { return i * quota + std::min(i, extra); }
@@ -1067,33 +1130,37 @@ TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
     const int quota = partitions / k, extra = partitions % k;
     ranges.push_back({topic, &subs, quota, extra, quota > 0 ? k : extra});
   }
+  // A run per member and topic it gets partitions of (Kafka's RangeSet),
+  // each member's runs together in one table: counted, then written.
   // Topics one after another with the same subscribers (all of them, when
-  // subscriptions are homogeneous) are written member by member, each list
-  // grown once to its size and written in place: growing each list
-  // partition by partition, topic by topic, was most of a call (issue 16).
-  for (auto block = ranges.begin(); block != ranges.end();) {
-    const auto end = std::find_if(block, ranges.end(), [&](const Range& r) { return r.subs != block->subs; });
-    const int getting = std::max_element(block, end, [](const Range& a, const Range& b) { return a.getting < b.getting; })->getting;
-    for (int i = 0; i < getting; ++i) {
-      auto& mine = *(*block->subs)[static_cast<std::size_t>(i)];
-      std::size_t n = 0;
-      for (auto r = block; r != end; ++r)
-        if (i < r->getting) n += static_cast<std::size_t>(r->count(i));
-      const std::size_t at = mine.size();
-      mine.resize(at + n);
-      TopicPartition* to = mine.data() + at;
-      for (auto r = block; r != end; ++r) {
-        if (i >= r->getting) continue;
-        const int count = r->count(i), first = r->first(i);
-        for (int p = 0; p < count; ++p) *to++ = TopicPartition{r->topic, first + p};
-      }
-    }
+  // subscriptions are homogeneous) are a block, walked member by member.
+  using Run = MemberAssignment::Run;
+  std::vector<std::uint32_t> ends(group.members.size() + 1, 0);  // ends[i + 1]: member i's runs, then their end
+  std::vector<std::pair<std::vector<Range>::const_iterator, std::vector<Range>::const_iterator>> blocks;
+  for (auto block = ranges.cbegin(); block != ranges.cend();) {
+    const auto end = std::find_if(block, ranges.cend(), [&](const Range& r) { return r.subs != block->subs; });
+    blocks.emplace_back(block, end);
+    for (auto r = block; r != end; ++r)
+      for (int i = 0; i < r->getting; ++i) ++ends[(*r->subs)[static_cast<std::size_t>(i)] + 1];
     block = end;
   }
+  std::partial_sum(ends.begin(), ends.end(), ends.begin());
+  auto runs = std::make_shared<MemberAssignment::Runs>(ends.back());
+  std::vector<std::uint32_t> at(ends.begin(), ends.end() - 1);
+  for (const auto& [block, end] : blocks) {
+    const int getting = std::max_element(block, end, [](const Range& a, const Range& b) { return a.getting < b.getting; })->getting;
+    for (int i = 0; i < getting; ++i) {
+      auto& to = at[(*block->subs)[static_cast<std::size_t>(i)]];
+      for (auto r = block; r != end; ++r)
+        if (i < r->getting) (*runs)[to++] = Run{r->topic, r->first(i), r->count(i)};
+    }
+  }
+  const std::shared_ptr<const MemberAssignment::Runs> table = std::move(runs);
   TargetAssignment out;
-  out.reserve(lists.size());
-  for (auto& list : lists)  // topics in name order, partitions ascending: in order already
-    out.push_back(list.empty() ? no_partitions() : std::make_shared<const std::vector<TopicPartition>>(std::move(list)));
+  out.reserve(group.members.size());
+  for (std::size_t i = 0; i < group.members.size(); ++i)  // topics in name order, partitions ascending
+    if (ends[i] == ends[i + 1]) out.emplace_back();
+    else out.emplace_back(table, ends[i], ends[i + 1]);
   return out;
 }
 

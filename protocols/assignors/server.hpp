@@ -85,8 +85,56 @@ struct GroupSpec {
 // A subscription's topics as handles, as listed.
 std::shared_ptr<const std::vector<Topic>> topic_handles(const std::vector<std::string>& names);
 
-// One list per member of the spec, in its order; never null.
-using TargetAssignment = std::vector<SharedPartitions>;
+// A member's target in a broker-side assignor's answer (Kafka's
+// MemberAssignment): a shared list, or runs of consecutive partitions of
+// a topic, as Kafka's RangeAssignor answers a lazy RangeSet per member and
+// topic. Writing every partition kept range at Java's speed on few topics
+// with many partitions (issue 16). The list is built from the runs when
+// first read: a coordinator reads every member's target, so the cost moves
+// out of the call, as in Kafka, whose TargetAssignmentBuilder iterates the
+// sets. Not shared between threads (the built list is cached).
+class MemberAssignment {
+ public:
+  // Partitions first .. first + count - 1 of a topic; count > 0.
+  struct Run {
+    Topic topic;
+    int first = 0, count = 0;
+  };
+  // Every member's runs laid end to end, one table per answer.
+  using Runs = std::vector<Run>;
+
+  MemberAssignment() = default;             // no partitions
+  MemberAssignment(SharedPartitions list);  // never null; implicit: a list is an assignment
+  MemberAssignment& operator=(const SharedPartitions& list) {
+    list_ = list;
+    runs_ = nullptr;
+    return *this;
+  }
+  // Runs [begin, end) of the table, in the list's order (topics by name,
+  // partitions ascending).
+  MemberAssignment(std::shared_ptr<const Runs> runs, std::uint32_t begin, std::uint32_t end);
+
+  // The list, built at the first read.
+  const SharedPartitions& shared() const;
+  const std::vector<TopicPartition>& operator*() const { return *shared(); }
+  const std::vector<TopicPartition>* operator->() const { return shared().get(); }
+  // Whether this is that very list (an assignor hands a current target
+  // back unchanged), known without reading a partition.
+  bool is(const SharedPartitions& list) const { return list != nullptr && shared_if_built() == list; }
+  // Partitions, without building the list.
+  std::size_t size() const;
+  // The one empty list every assignment of no partitions shares.
+  static const SharedPartitions& none();
+
+ private:
+  const SharedPartitions& shared_if_built() const { return list_ != nullptr || runs_ != nullptr ? list_ : none(); }
+  mutable SharedPartitions list_;    // null until built from runs_, or none() when runs_ is null too
+  std::shared_ptr<const Runs> runs_;  // null: list_ was given
+  std::uint32_t begin_ = 0, end_ = 0;
+};
+
+// One assignment per member of the spec, in its order.
+using TargetAssignment = std::vector<MemberAssignment>;
 
 // The spec of a snapshot: equal consecutive subscriptions shared, the
 // subscription type computed, owned partitions moved into shared lists.

@@ -279,7 +279,7 @@ std::optional<ConsumerCoordinator::Targets> ConsumerCoordinator::assign() {
         // The list it was given, handed back: its target stays (most
         // members' at a new epoch; not listed: no copy of the id, no
         // comparison).
-        const bool kept = a[i] != nullptr && a[i] == spec.members[i].assignment;
+        const bool kept = a[i].is(spec.members[i].assignment);
         if (!kept) targets.emplace_back(spec.members[i].member_id, as_assignment(*a[i]));
       }
       return targets;

@@ -391,6 +391,44 @@ TEST_CASE("server range: subscribers per subscription, merged in sorted order wh
   CHECK(a.at("e") == std::vector<TP>{{"z", 1}});
 }
 
+// The broker-side range answers a run of partitions per member and topic
+// (Kafka's RangeSet): sized without building the list, built once at the
+// first read, the list the snapshot path gives; a member past every
+// topic's partitions gets the empty list. A plain list is what it was given.
+TEST_CASE("server range: a member's target is a run per topic, built into its list when first read") {
+  using TP = protocols::TopicPartition;
+  protocols::GroupSnapshot g;
+  g.topics = {{"x", 5}, {"y", 2}};
+  for (const char* id : {"m0", "m1", "m2"}) g.members.push_back({id, std::nullopt, std::nullopt, {"x", "y"}, {}, -1});
+  const auto spec = protocols::group_spec(g);
+  const auto target = protocols::ServerRangeAssignor().assign(spec);
+  REQUIRE(target.size() == 3);
+  CHECK(target[0].size() == 3);  // x-0, x-1, y-0: not built yet
+  CHECK(target[2].size() == 1);  // x-4
+  const auto& built = target[0].shared();
+  CHECK(*built == std::vector<TP>{{"x", 0}, {"x", 1}, {"y", 0}});
+  CHECK(&target[0].shared() == &built);  // built once
+  CHECK(target[0].is(built));
+  CHECK(*target[1] == std::vector<TP>{{"x", 2}, {"x", 3}, {"y", 1}});
+  CHECK(*target[2] == std::vector<TP>{{"x", 4}});
+  CHECK(target[1]->size() == target[1].size());
+  const auto by_snapshot = protocols::ServerRangeAssignor().assign(g);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(by_snapshot.at(spec.members[i].member_id) == *target[i]);
+  // More members than partitions of every topic: the last gets nothing.
+  g.members.push_back({"m3", std::nullopt, std::nullopt, {"x", "y"}, {}, -1});
+  g.members.push_back({"m4", std::nullopt, std::nullopt, {"x", "y"}, {}, -1});
+  g.members.push_back({"m5", std::nullopt, std::nullopt, {"x", "y"}, {}, -1});
+  const auto six = protocols::ServerRangeAssignor().assign(protocols::group_spec(g));
+  CHECK(six[5].size() == 0);
+  CHECK(six[5]->empty());
+  const auto list = std::make_shared<const std::vector<TP>>(std::vector<TP>{{"x", 1}});
+  const protocols::MemberAssignment given(list);
+  CHECK(given.is(list));
+  CHECK(given.size() == 1);
+  CHECK_FALSE(given.is(std::make_shared<const std::vector<TP>>(*list)));  // equal, not the same list
+  CHECK_FALSE(given.is(nullptr));
+}
+
 // Kafka's builders hand back a member's own assignment object when it does
 // not change: a member that keeps exactly its quota, in order, gets its list
 // back (the same object); a member that gains or whose list was out of order
@@ -407,19 +445,19 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   CHECK(*first[0] == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}});  // quotas 3, 3, 2, 2 dealt in order
   CHECK(*first[3] == std::vector<TP>{{"b", 1}, {"b", 2}});
   auto later = fresh;
-  for (std::size_t i = 0; i < 4; ++i) later.members[i].assignment = first[i];
+  for (std::size_t i = 0; i < 4; ++i) later.members[i].assignment = first[i].shared();
   later.members.pop_back();  // m3 leaves: quotas 4, 3, 3
   const auto second = uniform.assign(later);
-  CHECK(second[1] == first[1]);  // kept its quota of 3: the same object
-  CHECK(second[0] != first[0]);  // gained one
-  CHECK(second[2] != first[2]);  // gained one
+  CHECK(second[1].is(first[1].shared()));  // kept its quota of 3: the same object
+  CHECK_FALSE(second[0].is(first[0].shared()));  // gained one
+  CHECK_FALSE(second[2].is(first[2].shared()));  // gained one
   CHECK(*second[0] == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 2}, {"b", 1}});
   CHECK(*second[2] == std::vector<TP>{{"a", 6}, {"b", 0}, {"b", 2}});
   // A list out of order is answered in order, in a new list.
   auto reversed = later;
   reversed.members[1].assignment = std::make_shared<const std::vector<TP>>(std::vector<TP>{{"a", 5}, {"a", 4}, {"a", 3}});
   const auto third = uniform.assign(reversed);
-  CHECK(third[1] != reversed.members[1].assignment);
+  CHECK_FALSE(third[1].is(reversed.members[1].assignment));
   CHECK(*third[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"a", 5}});
   // A member that keeps all it had, in order, and is dealt more gets both
   // merged in topic order, not its list and then the new ones.
