@@ -6,6 +6,8 @@
 #include "protocols/assignors/roundrobin.hpp"
 #include "protocols/assignors/sticky.hpp"
 
+#include <boost/sort/pdqsort/pdqsort.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -36,7 +38,10 @@ std::optional<std::vector<std::size_t>> distinct_string_order(const std::vector<
     }
     packed[i] = {v, i};
   }
-  std::sort(packed.begin(), packed.end(), [&](const auto& a, const auto& b) {
+  // pdqsort: member ids numbered in order ("member0" .. "member9999") pack
+  // into a pattern on which std::sort's introsort fell back to heap sort,
+  // 3.5x slower at 10,000 ids (issue 16). A total order: the same answer.
+  boost::sort::pdqsort(packed.begin(), packed.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     const int c = keys[a.second].substr(shared).compare(keys[b.second].substr(shared));
     return c != 0 ? c < 0 : a.second < b.second;
