@@ -104,7 +104,7 @@ class MemberAssignment {
   using Runs = std::vector<Run>;
 
   MemberAssignment() = default;             // no partitions
-  MemberAssignment(SharedPartitions list);  // never null; implicit: a list is an assignment
+  MemberAssignment(SharedPartitions list);  // implicit: a list is an assignment
   MemberAssignment& operator=(const SharedPartitions& list) {
     list_ = list;
     runs_ = nullptr;
@@ -128,8 +128,8 @@ class MemberAssignment {
 
  private:
   const SharedPartitions& shared_if_built() const { return list_ != nullptr || runs_ != nullptr ? list_ : none(); }
-  mutable SharedPartitions list_;    // null until built from runs_, or none() when runs_ is null too
-  std::shared_ptr<const Runs> runs_;  // null: list_ was given
+  mutable SharedPartitions list_;    // given, or built from runs_ at the first read; both null: none()
+  std::shared_ptr<const Runs> runs_;  // null: list_ was given (or nothing was)
   std::uint32_t begin_ = 0, end_ = 0;
 };
 
