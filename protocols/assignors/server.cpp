@@ -146,10 +146,6 @@ int subscribed_rank(Topic t, const ListOrder& order) {
   return rank;
 }
 
-const SharedPartitions& no_partitions() {
-  return MemberAssignment::none();
-}
-
 // A subscription as a set: its topics' handles, sorted, each once.
 std::vector<std::uint32_t> topic_set(const std::vector<Topic>& list) {
   std::vector<std::uint32_t> ids;
@@ -777,7 +773,7 @@ class HeterogeneousBuilder {
         if (const int o = owners_[k][p]; o >= 0 && changed_[static_cast<std::size_t>(o)])
           lists[static_cast<std::size_t>(o)].push_back(TopicPartition{handles_[k], static_cast<int>(p)});
     for (std::size_t i = 0; i < group_.members.size(); ++i)
-      if (!lists[i].empty()) out[i] = order_.sorted(std::move(lists[i]));  // else as set above, or no_partitions()
+      if (!lists[i].empty()) out[i] = order_.sorted(std::move(lists[i]));  // else as set above, or no partitions
   }
 
   // Partitions per subscriber, descending; subscribers, ascending; topic id.
@@ -1056,7 +1052,7 @@ std::size_t MemberAssignment::size() const {
 }
 
 const std::vector<TopicPartition>& GroupSpec::Member::owned() const {
-  return assignment ? *assignment : *no_partitions();
+  return assignment ? *assignment : *MemberAssignment::none();
 }
 
 GroupSpec group_spec(GroupSnapshot group) {
