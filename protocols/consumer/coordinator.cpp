@@ -119,6 +119,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
   if (metadata_changed()) bump_group_epoch("topic metadata changed");  // a new epoch: no member added or removed
   const MemberView& member = advance(*m, req.owned);
   resp.member_id = member.member_id;
+  resp.member_slot = slot_of(member.member_id);
   resp.member_epoch = member.epoch;
   resp.assignment = answer_of(member);
   reply(std::move(resp));
@@ -129,7 +130,7 @@ void ConsumerCoordinator::handle_heartbeat(HeartbeatRequest req, Reply<Heartbeat
 // may have changed).
 ConsumerCoordinator::Found ConsumerCoordinator::member_for(const HeartbeatRequest& req) {
   if (req.member_epoch == kJoinEpoch) return join(req);
-  MemberView* m = find_member(req.member_id);
+  MemberView* m = find_member(req.member_id, req.member_slot);
   if (m == nullptr) return {nullptr, Error::UnknownMemberId};
   if (!epoch_valid(*m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
   resubscribe(*m, intern_requested(req.topics));

@@ -17,6 +17,7 @@ ConsumerMember::ConsumerMember(MemberContext ctx, classic::MemberConfig config)
 void ConsumerMember::send_request(std::optional<Units> owned, std::uint64_t seq) {
   HeartbeatRequest req;
   req.member_id = member_id();
+  req.member_slot = member_slot();
   req.member_epoch = member_epoch();
   req.client_id = config().client_id;
   req.instance_id = config().instance_id;
@@ -58,6 +59,7 @@ const TopicNames& ConsumerMember::subscription() {
 void ConsumerMember::send_leave(int epoch) {
   HeartbeatRequest req;
   req.member_id = member_id();
+  req.member_slot = member_slot();
   req.member_epoch = epoch;
   req.client_id = config().client_id;
   req.instance_id = config().instance_id;

@@ -154,6 +154,11 @@ class EpochGroup {
   // 10,000-member tree was about 14 string compares (issue 16).
   MemberView* find_member(std::string_view member_id);
   const MemberView* find_member(std::string_view member_id) const;
+  // The same, looked up first at the slot a heartbeat brought back
+  // (epoch/heartbeat.hpp); by id when that slot holds another id or none.
+  MemberView* find_member(std::string_view member_id, std::uint32_t slot);
+  // Where the member is kept (kNoMemberSlot: no such member), for its answer.
+  std::uint32_t slot_of(const std::string& member_id);
   const Assignment* find_target(std::string_view member_id) const;
   MemberView& member_at(const std::string& member_id);  // std::out_of_range when absent, as map::at
   // Members' targets as the lists an assignor is given (T::units), in
@@ -265,9 +270,15 @@ class EpochGroup {
     // step that moves something, a release of what it was revoking (its
     // own, or settle_at's), a static leave, put_member, its tombstone.
     bool logged_units = false;
+    std::uint32_t slot = kNoMemberSlot;  // its place in slots_
   };
   using MemberIndex = std::unordered_map<std::string_view, IndexedMember>;
   MemberIndex member_index_;
+  // member_index_'s entries by slot (null: free), the free ones reused
+  // last-freed first; kept in step by put_member, erase_member and reindex.
+  std::vector<typename MemberIndex::value_type*> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  void take_slot(typename MemberIndex::value_type& entry);
   // The entry find_member found last (null after any erase from the
   // index): the member a heartbeat is about, asked for its timers and its
   // log position next.

@@ -29,6 +29,36 @@ const typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string
   return it->second.member;
 }
 
+template <class T>
+typename EpochGroup<T>::MemberView* EpochGroup<T>::find_member(std::string_view member_id, std::uint32_t slot) {
+  if (slot < slots_.size()) {
+    auto* entry = slots_[slot];
+    if (entry != nullptr && entry->first == member_id) {
+      last_found_ = entry;
+      return entry->second.member;
+    }
+  }
+  return find_member(member_id);
+}
+
+template <class T>
+std::uint32_t EpochGroup<T>::slot_of(const std::string& member_id) {
+  const IndexedMember* entry = indexed(member_id);
+  return entry != nullptr ? entry->slot : kNoMemberSlot;
+}
+
+template <class T>
+void EpochGroup<T>::take_slot(typename MemberIndex::value_type& entry) {
+  if (free_slots_.empty()) {
+    entry.second.slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back(&entry);
+  } else {
+    entry.second.slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[entry.second.slot] = &entry;
+  }
+}
+
 // The member's index entry: the one find_member found last when that is
 // the member's, the one lookup a heartbeat makes.
 template <class T>
@@ -77,13 +107,17 @@ const typename EpochGroup<T>::Assignment* EpochGroup<T>::find_target(std::string
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   const auto [it, inserted] = state_.members.insert_or_assign(m.member_id, std::move(m));
-  IndexedMember& entry = member_index_[it->first];
+  auto& slot_entry = *member_index_.try_emplace(it->first).first;
+  IndexedMember& entry = slot_entry.second;
   if (inserted || entry.member != &it->second || entry.client != it->second.client_id) {
     const Name client(it->second.client_id);
     if (entry.member != nullptr) drop_client_name(entry.client);  // replaced: its old client id goes
     client_names_.insert_by_text(client);
+    const std::uint32_t slot = entry.slot;
     entry = {&it->second, client};
+    entry.slot = slot;
   }
+  if (entry.slot == kNoMemberSlot) take_slot(slot_entry);
   entry.answer.reset();  // put anew: its assignment may differ
   entry.at_target = false;
   entry.logged_units = false;
@@ -109,7 +143,11 @@ void erase_indexed(Map& map, Index& index, const std::string& member_id) {
 
 template <class T>
 void EpochGroup<T>::erase_member(const std::string& member_id) {
-  if (const auto it = member_index_.find(member_id); it != member_index_.end()) drop_client_name(it->second.client);
+  if (const auto it = member_index_.find(member_id); it != member_index_.end()) {
+    drop_client_name(it->second.client);
+    slots_[it->second.slot] = nullptr;
+    free_slots_.push_back(it->second.slot);
+  }
   last_found_ = nullptr;
   group_detail::erase_indexed(state_.members, member_index_, member_id);
 }
@@ -147,11 +185,14 @@ template <class T>
 void EpochGroup<T>::reindex() {
   last_found_ = nullptr;
   member_index_.clear();
+  slots_.clear();
+  free_slots_.clear();
   target_index_.clear();
   target_lists_.clear();
   client_names_.clear();
   for (auto& [id, m] : state_.members) {
-    member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)});  // timers found again when asked for
+    const auto entry = member_index_.emplace(id, IndexedMember{&m, Name(m.client_id)}).first;  // timers found again when asked for
+    take_slot(*entry);
     client_names_.emplace_back(m.client_id);
   }
   client_names_.sort_by_text();

@@ -6,6 +6,7 @@
 #include "sim/time.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -54,10 +55,20 @@ class SharedList {
   std::shared_ptr<const std::vector<Unit>> units_;  // null: nothing
 };
 
+// Where a coordinator keeps a member (EpochGroup's slots): not a Kafka
+// field, the simulator's routing hint. The coordinator hands it out with
+// each answer and the member sends it back with its next heartbeat, so
+// finding the member hashes no id: that lookup, with its cache misses, was
+// a tenth of a 10,000-member group's rolling bounce (issue 16). Checked
+// against the member id, so a stale one (the member gone, a new
+// coordinator) costs only the lookup by id; it is never in any output.
+inline constexpr std::uint32_t kNoMemberSlot = UINT32_MAX;
+
 template <class Unit>
 struct HeartbeatAnswer {
   Error error = Error::None;
   std::string member_id;
+  std::uint32_t member_slot = kNoMemberSlot;
   int member_epoch = 0;
   Duration heartbeat_interval{0};
   SharedList<Unit> assignment;  // sorted: what the member may own at its epoch

@@ -98,6 +98,7 @@ class EpochMember : public MemberProcess {
 
   void on_answer(std::uint64_t seq, Answer r);
   const std::string& member_id() const { return member_id_; }
+  std::uint32_t member_slot() const { return member_slot_; }  // the last answer's (epoch/heartbeat.hpp)
   int member_epoch() const { return epoch_; }
   const Units& owned() const { return owned_; }
   const classic::MemberConfig& config() const { return config_; }
@@ -129,6 +130,10 @@ class EpochMember : public MemberProcess {
     fields.insert(fields.begin(), {"generation", epoch_});
     return fields;
   }
+  void forget_member_id() {  // the next join brings a new id, and its slot
+    member_id_.clear();
+    member_slot_ = kNoMemberSlot;
+  }
   std::vector<TraceField> with_bytes(std::vector<TraceField> fields) {
     if (unclaimed_bytes_ > 0) fields.push_back({"bytes", std::exchange(unclaimed_bytes_, 0)});
     return fields;
@@ -139,6 +144,7 @@ class EpochMember : public MemberProcess {
   std::int64_t unclaimed_bytes_ = 0;  // protocol-bytes not reported yet
   Phase phase_ = Phase::Down;
   std::string member_id_;
+  std::uint32_t member_slot_ = kNoMemberSlot;
   int epoch_ = kJoinEpoch;
   Duration interval_{std::chrono::seconds(5)};
   Units owned_;         // written only through own()

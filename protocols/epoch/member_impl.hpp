@@ -34,7 +34,7 @@ void EpochMember<C>::start() {
   if (phase_ != Phase::Down) return;
   restart_node();
   phase_ = Phase::Joining;
-  member_id_.clear();
+  forget_member_id();
   epoch_ = kJoinEpoch;
   assigned_epoch_ = -1;
   own({});
@@ -129,6 +129,7 @@ void EpochMember<C>::on_answer(std::uint64_t seq, Answer r) {
     return;
   }
   member_id_ = r.member_id;
+  member_slot_ = r.member_slot;
   interval_ = r.heartbeat_interval;
   if (phase_ == Phase::Joining) {
     phase_ = Phase::Active;
@@ -149,7 +150,7 @@ template <class C>
 void EpochMember<C>::rejoin(Error error) {
   lose_all(error_name(error));
   epoch_ = kJoinEpoch;
-  if (error == Error::UnknownMemberId) member_id_.clear();
+  if (error == Error::UnknownMemberId) forget_member_id();
   phase_ = Phase::Joining;
   emit("join", {{"member-id", member_id_}});
   send_heartbeat();
@@ -360,7 +361,7 @@ void EpochMember<C>::on_batch_end() {
   if (stale_) {
     stale_ = false;
     lose_all("poll timeout");
-    member_id_.clear();
+    forget_member_id();
     epoch_ = kJoinEpoch;
     phase_ = Phase::Joining;
     emit("join", {{"member-id", member_id_}});

@@ -97,6 +97,7 @@ void StreamsCoordinator::handle_heartbeat(HeartbeatRequest req, Reply reply) {
   refresh_topology();
   const MemberView& member = advance(member_id, req.owned);
   resp.answer.member_id = member.member_id;
+  resp.answer.member_slot = slot_of(member.member_id);
   resp.answer.member_epoch = member.epoch;
   resp.answer.assignment = answer_of(member);
   resp.status = statuses();
@@ -116,7 +117,7 @@ StreamsCoordinator::Found StreamsCoordinator::member_for(const HeartbeatRequest&
     MemberView* m = join_member(req.member_id, req.client_id, member_from(req));
     return {m, m != nullptr ? Error::None : Error::UnreleasedInstanceId};
   }
-  MemberView* m = find_member(req.member_id);
+  MemberView* m = find_member(req.member_id, req.member_slot);
   if (m == nullptr) return {nullptr, Error::UnknownMemberId};
   if (!epoch_valid(*m, req.member_epoch, req.owned)) return {nullptr, Error::FencedMemberEpoch};
   return {m, Error::None};

@@ -25,6 +25,7 @@ StreamsMember::StreamsMember(MemberContext ctx, classic::MemberConfig config, St
 HeartbeatRequest StreamsMember::request(int epoch) const {
   HeartbeatRequest req;
   req.member_id = member_id();
+  req.member_slot = member_slot();
   req.member_epoch = epoch;
   req.client_id = config().client_id;
   req.instance_id = config().instance_id;

@@ -7,6 +7,7 @@
 #include "protocols/epoch/member_state.hpp"
 #include "protocols/streams/group.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -22,6 +23,7 @@ using epoch::kStaticLeaveEpoch;
 
 struct HeartbeatRequest {
   std::string member_id;  // empty on a first join: the coordinator names the member
+  std::uint32_t member_slot = epoch::kNoMemberSlot;  // the last answer's (not Kafka's: epoch/heartbeat.hpp)
   int member_epoch = kJoinEpoch;
   std::string client_id;  // the scenario's member id
   std::optional<std::string> instance_id, rack_id;

@@ -381,6 +381,65 @@ TEST_CASE("consumer: answers share the member's assignment list until it changes
   CHECK_FALSE(copy == SharedList<TopicPartition>());
 }
 
+// A heartbeat brings back the slot its last answer gave (not a Kafka
+// field: epoch/heartbeat.hpp); the coordinator looks there first and takes
+// the member found only when its id is the heartbeat's, else it looks the
+// id up. A slot holding another member, a freed slot taken again, or none
+// answers as the id alone does.
+TEST_CASE("consumer: a heartbeat's slot finds its member only when the id there is the heartbeat's") {
+  using namespace protocols::consumer;
+  using protocols::TopicPartition;
+  using protocols::epoch::kNoMemberSlot;
+  Kernel kernel;
+  Trace trace;
+  const Metadata cluster{{"T", 4}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  auto beat = [&](const std::string& client, const std::string& id, std::uint32_t slot, int epoch,
+                  std::optional<std::vector<TopicPartition>> owned) {
+    HeartbeatRequest req;
+    req.member_id = id;
+    req.member_slot = slot;
+    req.member_epoch = epoch;
+    req.client_id = client;
+    req.topics = std::vector<std::string>{"T"};
+    req.owned = std::move(owned);
+    req.rebalance_timeout = std::chrono::seconds(300);
+    HeartbeatResponse answer;
+    c.handle_heartbeat(req, [&](HeartbeatResponse r) { answer = std::move(r); });
+    return answer;
+  };
+  const auto a = beat("A", "", kNoMemberSlot, 0, std::vector<TopicPartition>{});
+  const auto b = beat("B", "", kNoMemberSlot, 0, std::vector<TopicPartition>{});
+  REQUIRE(a.error == Error::None);
+  REQUIRE(b.error == Error::None);
+  CHECK(a.member_slot != kNoMemberSlot);
+  CHECK(b.member_slot != kNoMemberSlot);
+  CHECK(a.member_slot != b.member_slot);
+  // A's heartbeats with its own slot, B's, none or one never given: each
+  // answers A, at A's epoch, with A's slot.
+  for (const std::uint32_t slot : {a.member_slot, b.member_slot, kNoMemberSlot, std::uint32_t{12345}}) {
+    CAPTURE(slot);
+    const auto again = beat("A", a.member_id, slot, a.member_epoch, std::nullopt);
+    CHECK(again.error == Error::None);
+    CHECK(again.member_id == a.member_id);
+    CHECK(again.member_slot == a.member_slot);
+    CHECK(c.state().members.at(a.member_id).epoch == again.member_epoch);
+  }
+  // B leaves; C joins and takes B's slot. B's id with that slot is unknown;
+  // C's heartbeat with A's slot still answers C.
+  CHECK(beat("B", b.member_id, b.member_slot, kLeaveEpoch, std::nullopt).error == Error::None);
+  CHECK(c.state().members.count(b.member_id) == 0);
+  const auto cc = beat("C", "", kNoMemberSlot, 0, std::vector<TopicPartition>{});
+  REQUIRE(cc.error == Error::None);
+  CHECK(cc.member_slot == b.member_slot);
+  CHECK(beat("B", b.member_id, b.member_slot, b.member_epoch, std::nullopt).error == Error::UnknownMemberId);
+  const auto c1 = beat("C", cc.member_id, a.member_slot, cc.member_epoch, std::nullopt);
+  CHECK(c1.error == Error::None);
+  CHECK(c1.member_id == cc.member_id);
+  CHECK(c1.member_slot == cc.member_slot);
+}
+
 // A member's current-assignment record at a new epoch with nothing moved is
 // written again with its units moved over from the record it replaces
 // (EpochGroup::rewrite_current); wherever its units changed in between (a
