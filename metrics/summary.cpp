@@ -2,6 +2,7 @@
 
 #include "metrics/member_log.hpp"
 #include "metrics/ownership.hpp"
+#include "protocols/catalog.hpp"
 #include "scenarios/config_keys.hpp"
 
 #include <fmt/format.h>
@@ -316,10 +317,11 @@ InvariantRules invariant_rules(const scenario::Scenario& s, const std::string& p
   using scenario::config_millis;
   InvariantRules rules;
   rules.eager = protocol == "eager";
+  const bool statics = protocols::sends_instance_id(protocol);  // under connect every member is dynamic
   for (const auto& m : s.members)
-    if (m.instance_id) rules.static_members.insert(m.id);
+    if (m.instance_id && statics) rules.static_members.insert(m.id);
   for (const auto& ev : s.events)
-    if (const auto* j = std::get_if<scenario::Join>(&ev.action); j && j->member.instance_id)
+    if (const auto* j = std::get_if<scenario::Join>(&ev.action); j && j->member.instance_id && statics)
       rules.static_members.insert(j->member.id);
   // A removed member notices at its next heartbeat, or when a request it has
   // in flight times out (a classic JoinGroup's: the rebalance timeout + 5 s);

@@ -23,7 +23,7 @@ const std::vector<ProtocolInfo>& all_protocols() {
       {"incremental", Family::Classic, "cooperative-sticky", true, "research design (Kafka never shipped it): deferred + at most N moves per round, rounds spaced by an interval",
        false, classic::make_incremental_protocol},
       {"connect", Family::Classic, "connect", true, "Kafka Connect as shipped (KIP-415): lost work held for the delay, revoking rounds back off",
-       false, classic::make_connect_protocol},
+       false, classic::make_connect_protocol, false},
       {"consumer", Family::Consumer, "uniform", true, "KIP-848 broker-side consumer protocol: heartbeats, epochs, per-member reconciliation"},
       {"streams", Family::Streams, "sticky", true, "KIP-1071 broker-side Streams protocol: topology, tasks with standbys, state restoration"},
       {"cooperative-planted-bug", Family::Classic, "cooperative-sticky", true,
@@ -78,6 +78,11 @@ std::vector<std::string_view> assignor_names(Family family) {
   for (const auto& a : all_assignors())
     if (a.family == family) names.push_back(a.name);
   return names;
+}
+
+bool sends_instance_id(std::string_view protocol) {
+  const auto* info = find_protocol(protocol);
+  return info == nullptr || info->static_membership;
 }
 
 bool accepts(const ProtocolInfo& protocol, std::string_view assignor) {

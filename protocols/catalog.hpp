@@ -28,6 +28,11 @@ struct ProtocolInfo {
   std::string_view summary;
   bool test_only = false;  // a deliberately broken variant the checkers must catch; not listed
   StrategyFactory make_strategy = nullptr;  // classic family: the embedded protocol
+  // Whether members send their group.instance.id. Kafka Connect's workers
+  // never do (GroupRebalanceConfig: "Static membership is only introduced
+  // in consumer API"), so under `connect` a scenario's instance ids are
+  // dropped and its members join as dynamic ones.
+  bool static_membership = true;
 };
 
 // Whether Kafka ships the protocol (eager, cooperative, connect, consumer,
@@ -55,6 +60,10 @@ std::string_view family_name(Family family);
 // of the built-in consumer assignors only cooperative-sticky does; `connect`
 // runs Connect's own assignor, which nothing else runs.
 bool accepts(const ProtocolInfo& protocol, std::string_view assignor);
+// Whether members send their group.instance.id under `protocol`: every
+// protocol but connect (ProtocolInfo::static_membership); a name not in the
+// catalog, yes.
+bool sends_instance_id(std::string_view protocol);
 // What `protocol` accepts, for messages.
 std::string_view accepted_assignors(const ProtocolInfo& protocol);
 

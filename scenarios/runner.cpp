@@ -116,8 +116,9 @@ class GroupRun {
       observer->start(resources(), horizon, std::move(is_resource));
       trace_.observe(observer, keep_trace);
     }
-    trace_.emit(kTimeZero, "scenario", "run",
-                {{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}});
+    std::vector<TraceField> run{{"scenario", s_.name}, {"protocol", protocol_name_}, {"assignor", std::string(assignor_->name())}};
+    if (instance_ids_dropped_) run.push_back({"instance-ids", "ignored"});  // said where the run starts
+    trace_.emit(kTimeZero, "scenario", "run", std::move(run));
     try {
       play(horizon, progress);
     } catch (const protocols::PluginRefusal& e) {  // the run cannot go on: say when it stopped, keep the kind
@@ -174,6 +175,10 @@ class GroupRun {
   void add_member(const MemberSpec& spec) {
     if (slots_.count(spec.id) != 0) return;  // a member that joins again reuses its process
     cl::MemberConfig c = member_config(s_, spec);
+    if (c.instance_id && !protocols::sends_instance_id(protocol_name_)) {  // a Connect worker: dynamic
+      c.instance_id.reset();
+      instance_ids_dropped_ = true;
+    }
     c.topics = shared_subscription(c.topics);
     if (lists_.apply() && !spec.assignors.empty()) lists_.configure(c, spec.assignors);
     const protocols::consumer::MemberContext consumer_ctx{kernel_, network_, trace_, host_.consumer_directory()};
@@ -255,6 +260,7 @@ class GroupRun {
     for (const auto& m : s_.members)
       if (m.start == Duration{0}) {
         seeds.push_back(classic_seed(s_, index, m, *embedded_, *assignor_));
+        if (!protocols::sends_instance_id(protocol_name_)) seeds.back().join.instance_id.reset();
         seeds.back().join.protocols = lists_.listed(m, std::string(assignor_->name()));
       }
     host_.start_classic().seed_stable(1, seeds);
@@ -438,6 +444,7 @@ class GroupRun {
   protocols::GroupHost host_;
   std::unique_ptr<cl::EmbeddedProtocol> embedded_;
   std::string protocol_name_;
+  bool instance_ids_dropped_ = false;  // the protocol sends none (connect) and the scenario names some
   ClientAssignors lists_;  // members' and upgrades' partition.assignment.strategy
   std::vector<std::unique_ptr<protocols::MemberProcess>> processes_;  // every process of the run, alive to its end
   std::vector<std::unique_ptr<protocols::streams::ClassicThread>> threads_;  // classic Streams: each member's tasks

@@ -43,6 +43,53 @@ TEST_CASE("connect: lost work waits for the delay even when its worker is back")
   CHECK(metrics::summarize(s, scenario::run(s, o)).downtime_by_resource.at("T-3") == Duration{20'012'000});
 }
 
+// Kafka's GroupRebalanceConfig gives a Connect worker no group.instance.id
+// (static membership is the consumer's only): under `connect` a scenario's
+// instance ids are ignored, a bounced worker rejoins as a new member, and
+// the run says so; under `cooperative` the same file keeps its static
+// members.
+TEST_CASE("connect: workers have no static membership; a scenario's instance ids are ignored") {
+  const char* text = R"(
+name: static-workers
+duration: 60s
+config: {session.timeout.ms: 10000, heartbeat.interval.ms: 3000}
+topics: [{name: T, partitions: 4}]
+members:
+  - {id: A, subscribe: [T], instance-id: a}
+  - {id: B, subscribe: [T], instance-id: b}
+events:
+  - {at: 20s, bounce: A, down: 2s}
+)";
+  auto s = scenario::load_text(text, "static.yaml");
+  const auto count = [](const scenario::RunResult& r, const std::string& kind) {
+    int n = 0;
+    for (const auto& ev : r.trace.events()) n += ev.kind == kind ? 1 : 0;
+    return n;
+  };
+  const auto run_event = [](const scenario::RunResult& r) -> const TraceEvent* {
+    for (const auto& ev : r.trace.events())
+      if (ev.actor == "scenario" && ev.kind == "run") return &ev;
+    return nullptr;
+  };
+  s.protocol = "cooperative";
+  s.assignor.reset();
+  const auto statics = testing::run_loaded(s, 1);
+  CHECK(count(statics.r, "member-replaced") == 1);  // A's new process takes its place
+  REQUIRE(run_event(statics.r) != nullptr);
+  CHECK(run_event(statics.r)->text("instance-ids") == nullptr);
+  CHECK(metrics::invariant_rules(s, "cooperative").static_members == std::set<std::string>{"A", "B"});
+  s.protocol = "connect";
+  const auto workers = testing::run_loaded(s, 1);
+  CHECK(count(workers.r, "member-replaced") == 0);
+  REQUIRE(run_event(workers.r) != nullptr);
+  const auto* ignored = run_event(workers.r)->text("instance-ids");
+  REQUIRE(ignored != nullptr);
+  CHECK(*ignored == "ignored");
+  CHECK(metrics::invariant_rules(s, "connect").static_members.empty());
+  CHECK(workers.m.rebalances > statics.m.rebalances);  // A's return is a new worker: a rebalance
+  CHECK_FALSE(workers.m.violation.has_value());
+}
+
 TEST_CASE("connect: a revoking round right after another waits 40 ms") {
   const auto x = run(R"(
 name: connect-backoff
