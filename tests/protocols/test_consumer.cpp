@@ -57,9 +57,11 @@ protocols::consumer::HeartbeatResponse heartbeat(protocols::consumer::ConsumerCo
                                                  const std::string& id, int epoch,
                                                  std::optional<std::vector<protocols::TopicPartition>> owned,
                                                  std::vector<std::string> topics,
-                                                 std::optional<std::string> instance = std::nullopt) {
+                                                 std::optional<std::string> instance = std::nullopt,
+                                                 std::uint32_t slot = protocols::epoch::kNoMemberSlot) {
   protocols::consumer::HeartbeatRequest req;
   req.member_id = id;
+  req.member_slot = slot;
   req.member_epoch = epoch;
   req.client_id = client;
   req.instance_id = std::move(instance);
@@ -397,17 +399,7 @@ TEST_CASE("consumer: a heartbeat's slot finds its member only when the id there 
   ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
   auto beat = [&](const std::string& client, const std::string& id, std::uint32_t slot, int epoch,
                   std::optional<std::vector<TopicPartition>> owned) {
-    HeartbeatRequest req;
-    req.member_id = id;
-    req.member_slot = slot;
-    req.member_epoch = epoch;
-    req.client_id = client;
-    req.topics = std::vector<std::string>{"T"};
-    req.owned = std::move(owned);
-    req.rebalance_timeout = std::chrono::seconds(300);
-    HeartbeatResponse answer;
-    c.handle_heartbeat(req, [&](HeartbeatResponse r) { answer = std::move(r); });
-    return answer;
+    return heartbeat(c, client, id, epoch, std::move(owned), {"T"}, std::nullopt, slot);
   };
   const auto a = beat("A", "", kNoMemberSlot, 0, std::vector<TopicPartition>{});
   const auto b = beat("B", "", kNoMemberSlot, 0, std::vector<TopicPartition>{});
