@@ -70,8 +70,8 @@ class HolderCounts {
     while (b != before.end() || a != after.end()) {
       if (a == after.end() || (b != before.end() && *b < *a)) {
         auto it = counts_.find(T::holder_key(*b++));
-        assert(it != counts_.end());  // counted when its record was written
-        if (--it->second == 0) counts_.erase(it);
+        assert(it != counts_.end() && it->second > 0);  // counted when its record was written
+        --it->second;  // kept at zero: a moved unit is counted again soon, without a node freed and made
       } else if (b == before.end() || *a < *b) {
         ++counts_[T::holder_key(*a++)];
       } else {
@@ -81,7 +81,9 @@ class HolderCounts {
     }
   }
 
-  std::unordered_map<std::uint64_t, std::uint32_t> counts_;  // never iterated
+  // Never iterated; a unit nobody holds may stay at zero (at most one entry
+  // per unit ever held: linear in partitions).
+  std::unordered_map<std::uint64_t, std::uint32_t> counts_;
 };
 
 // For the assignment types that do not opt in.
