@@ -16,30 +16,28 @@ EventId EventQueue::schedule(Time at, Callback cb) {
   } else {
     assert(slot_count_ < UINT32_MAX - kChunk && "more pending events than the queue can index");
     if ((slot_count_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunk));
+    generations_.push_back(0);
     index = slot_count_++;
   }
-  Slot& s = slot(index);
-  s.cb = std::move(cb);
-  s.live = true;
+  slot(index).cb = std::move(cb);
   const auto t = static_cast<std::uint64_t>(micros(at));
   if (t < last_) rebase(t);
-  insert(Entry{t, index, s.generation});
+  const std::uint32_t generation = generations_[index];
+  insert(Entry{t, index, generation});
   ++queued_;
   ++live_;
-  return EventId{index, s.generation};
+  return EventId{index, generation};
 }
 
 bool EventQueue::pending(EventId id) const {
-  return id.valid() && id.slot < slot_count_ && slot(id.slot).generation == id.generation && slot(id.slot).live;
+  return id.valid() && id.slot < slot_count_ && generations_[id.slot] == id.generation;
 }
 
 bool EventQueue::cancel(EventId id) {
   if (!pending(id)) return false;
-  Slot& s = slot(id.slot);
-  s.live = false;
-  s.cb = nullptr;
-  --live_;
-  release(id.slot);  // its entry, still queued, no longer matches the slot's generation
+  end(id.slot);  // its entry, still queued, no longer matches the slot's generation
+  slot(id.slot).cb = nullptr;
+  free_.push_back(id.slot);
   return true;
 }
 
@@ -92,22 +90,21 @@ void EventQueue::run_next(Time& now) {
   settle();
   const Entry top = buckets_[0][head_++];
   --queued_;
-  assert(live(top) && slot(top.slot).live);
+  assert(live(top));
   // The next event's slot is a likely cache miss: start fetching it while
   // this callback runs.
   if (head_ < buckets_[0].size()) __builtin_prefetch(&slot(buckets_[0][head_].slot));
   Slot& s = slot(top.slot);
   now = time_at(Duration{static_cast<std::int64_t>(top.time_us)});
-  s.live = false;  // no longer pending, also for the callback itself
-  --live_;
+  end(top.slot);  // no longer pending, also for the callback itself
   s.cb();
   s.cb = nullptr;
-  release(top.slot);
+  free_.push_back(top.slot);  // after the callback: what it schedules takes another slot
 }
 
-void EventQueue::release(std::uint32_t index) {
-  ++slot(index).generation;  // every handle to the old occupant goes stale
-  free_.push_back(index);
+void EventQueue::end(std::uint32_t index) {
+  ++generations_[index];
+  --live_;
 }
 
 }  // namespace rsim

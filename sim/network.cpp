@@ -38,17 +38,18 @@ NodeId Network::add_node(std::string name) {
   Node node;
   node.name = std::move(name);
   nodes_.push_back(std::move(node));
+  lives_.emplace_back();
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
 void Network::crash(NodeId n) {
-  nodes_[n].alive = false;
-  ++nodes_[n].incarnation;
+  lives_[n].alive = false;
+  ++lives_[n].incarnation;
 }
 
 void Network::restart(NodeId n) {
-  assert(!nodes_[n].alive);
-  nodes_[n].alive = true;
+  assert(!lives_[n].alive);
+  lives_[n].alive = true;
 }
 
 void Network::cut(NodeId a, NodeId b) { cuts_.insert(link(a, b)); }
@@ -83,7 +84,7 @@ Duration Network::transfer_time(std::size_t bytes) const {
 
 void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliver, std::size_t bytes) {
   assert(from < nodes_.size() && to < nodes_.size());
-  if (!nodes_[from].alive) return;  // a dead process sends nothing
+  if (!lives_[from].alive) return;  // a dead process sends nothing
   ++stats_.sent;
   if (is_cut(from, to)) {
     ++stats_.cut;
@@ -101,21 +102,51 @@ void Network::send(NodeId from, NodeId to, std::string_view what, Callback deliv
   Time& last = last_arrival(from, to);
   if (arrival < last) arrival = last;  // FIFO per link
   last = arrival;
-  const std::uint32_t incarnation = nodes_[to].incarnation;
-  kernel_.schedule_at(arrival, [this, from, to, incarnation, what = std::string(what), deliver = std::move(deliver)]() mutable {
-    if (!nodes_[to].alive || nodes_[to].incarnation != incarnation) {
-      ++stats_.dead;
-      lost(from, to, what, "dead");
-      return;
-    }
-    if (is_cut(from, to)) {
-      ++stats_.cut;
-      lost(from, to, what, "cut");
-      return;
-    }
-    ++stats_.delivered;
-    deliver();
-  });
+  const std::uint32_t slot = hold(from, to, what, std::move(deliver));
+  kernel_.schedule_at(arrival, [this, slot] { arrive(slot); });
+}
+
+std::uint32_t Network::hold(NodeId from, NodeId to, std::string_view what, Callback deliver) {
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(in_flight_.size());
+    in_flight_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  InFlight& m = in_flight_[slot];
+  m.from = from;
+  m.to = to;
+  m.incarnation = lives_[to].incarnation;
+  m.what.assign(what);
+  m.deliver = std::move(deliver);
+  return slot;
+}
+
+// The slot is freed before the delivery runs: what it sends may take it.
+void Network::arrive(std::uint32_t slot) {
+  InFlight& m = in_flight_[slot];
+  const NodeId from = m.from;
+  const NodeId to = m.to;
+  const char* reason = nullptr;
+  if (!lives_[to].alive || lives_[to].incarnation != m.incarnation) {
+    ++stats_.dead;
+    reason = "dead";
+  } else if (is_cut(from, to)) {
+    ++stats_.cut;
+    reason = "cut";
+  }
+  if (reason != nullptr) {
+    lost(from, to, m.what, reason);
+    m.deliver = nullptr;
+    free_slots_.push_back(slot);
+    return;
+  }
+  Callback deliver = std::move(m.deliver);
+  free_slots_.push_back(slot);
+  ++stats_.delivered;
+  deliver();
 }
 
 }  // namespace rsim

@@ -59,7 +59,7 @@ class Network {
   // A crash ends the node's incarnation: in-flight messages to it are lost.
   void crash(NodeId n);
   void restart(NodeId n);
-  bool alive(NodeId n) const { return nodes_[n].alive; }
+  bool alive(NodeId n) const { return lives_[n].alive; }
 
   void cut(NodeId a, NodeId b);
   void heal(NodeId a, NodeId b);
@@ -85,19 +85,36 @@ class Network {
     std::uint64_t link;
     Time last;
   };
-  // What a message reads first, and a member's links, at the start of the
-  // node, on cache lines of its own: a member's links (to and from the
-  // coordinator and the bootstrap broker, four) are kept inline instead of
-  // in a buffer of their own (a node with more spills to one), one pointer
-  // less to follow per message in a large group (issue 16).
-  struct alignas(64) Node {
-    bool alive = true;
+  // Whether a node is up, and which of its processes: read by every send and
+  // every arrival, eight bytes a node in an array of their own, which stays
+  // in cache where the nodes' links do not (issue 16).
+  struct Life {
     std::uint32_t incarnation = 0;
+    bool alive = true;
+  };
+  // A member's links (to and from the coordinator and the bootstrap broker,
+  // four) are kept inline at the node's start, on cache lines of its own,
+  // instead of in a buffer of their own (a node with more spills to one):
+  // one pointer less to follow per message in a large group (issue 16).
+  struct alignas(64) Node {
     // The links this node is the higher-numbered end of, sorted by link.
     boost::container::small_vector<LinkArrival, 4> arrivals;
     std::string name;
   };
+  // A message in flight waits in a slot of the network's own, and the
+  // kernel's event names the slot: sending allocates nothing (a freed slot is
+  // reused, its name's buffer with it) where a closure holding the message
+  // and its delivery did not fit the event's inline buffer (issue 16).
+  struct InFlight {
+    NodeId from = 0;
+    NodeId to = 0;
+    std::uint32_t incarnation = 0;
+    std::string what;
+    Callback deliver;
+  };
   static std::pair<NodeId, NodeId> link(NodeId a, NodeId b) { return a < b ? std::pair{a, b} : std::pair{b, a}; }
+  std::uint32_t hold(NodeId from, NodeId to, std::string_view what, Callback deliver);
+  void arrive(std::uint32_t slot);
   void lost(NodeId from, NodeId to, std::string_view what, const char* reason);
   Time& last_arrival(NodeId from, NodeId to);
 
@@ -109,7 +126,10 @@ class Network {
   std::uint64_t bandwidth_ = 0;
   Rng rng_;
   std::vector<Node> nodes_;
+  std::vector<Life> lives_;  // by node
   std::set<std::pair<NodeId, NodeId>> cuts_;
+  std::vector<InFlight> in_flight_;
+  std::vector<std::uint32_t> free_slots_;
   NetworkStats stats_;
 };
 

@@ -80,6 +80,34 @@ TEST_CASE("a cancelled event's slot is taken by the next event at once, and its 
   CHECK(k.pending_count() == 0);
 }
 
+TEST_CASE("a running event is no longer pending, cannot cancel itself, and keeps its slot until it returns") {
+  Kernel k;
+  int ran = 0;
+  EventId self;
+  EventId scheduled_inside;
+  self = k.schedule_at(time_at(1ms), [&] {
+    ++ran;
+    CHECK_FALSE(k.pending(self));
+    CHECK_FALSE(k.cancel(self));
+    CHECK(k.pending_count() == 0);
+    scheduled_inside = k.schedule_in(1ms, [&] { ran += 10; });
+    CHECK(scheduled_inside.slot != self.slot);  // its slot is freed after the callback
+  });
+  k.run();
+  CHECK(ran == 11);
+  CHECK_FALSE(k.pending(self));
+  // Both slots are free again; the two next events take them, and the
+  // stale handle reaches neither.
+  const EventId first = k.schedule_at(time_at(5ms), [&] { ran += 100; });
+  const EventId second = k.schedule_at(time_at(5ms), [&] { ran += 1000; });
+  CHECK(((first.slot == self.slot && second.slot == scheduled_inside.slot) ||
+         (first.slot == scheduled_inside.slot && second.slot == self.slot)));
+  CHECK_FALSE(k.cancel(self));
+  CHECK_FALSE(k.cancel(scheduled_inside));
+  k.run();
+  CHECK(ran == 1111);
+}
+
 TEST_CASE("run_until stops at the horizon, runs events at it, and moves the clock there") {
   Kernel k;
   std::vector<int> seen;
