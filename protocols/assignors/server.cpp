@@ -370,6 +370,34 @@ bool in_list_order(MemberAssignment::Runs& runs, std::uint32_t begin, const List
          }) == runs.end();
 }
 
+// GCC 12 at -O2 dropped __builtin_prefetch from the loop below (no
+// prefetch instruction in the object; why was not found): on x86-64 the
+// instruction is written out.
+void prefetch(const void* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
+// Each member's target is a list of its own on the heap, read through a
+// shared pointer: two cache misses per member in a large group (the list,
+// then its partitions), which a walk over every member's target pays in
+// turn. Fetching the list two members ahead and the partitions one ahead
+// overlaps them (the whole consumer stretch spent 11% of its time in this
+// assignor, most of it this walk; issue 16).
+void prefetch_owned(const std::vector<GroupSpec::Member>& members, std::size_t i) {
+  if (i + 2 < members.size()) {
+    const void* list = members[i + 2].assignment.get();
+    if (list != nullptr) prefetch(list);
+  }
+  if (i + 1 < members.size()) {
+    const auto* list = members[i + 1].assignment.get();
+    if (list != nullptr && !list->empty()) prefetch(list->data());
+  }
+}
+
 // `subscribed`: the ranks of the topics every member subscribes to, as
 // listed (all in the metadata).
 TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& order, std::vector<int> subscribed) {
@@ -388,7 +416,10 @@ TargetAssignment homogeneous_uniform(const GroupSpec& group, const ListOrder& or
   std::vector<int> slot;  // by_topic's, sized when first needed
   const auto subscribed_to = [&](int rank) { return is_subscribed[static_cast<std::size_t>(rank)] != 0; };
   std::vector<char> as_is(group.members.size());  // in order, every topic subscribed
-  for (std::size_t i = 0; i < group.members.size(); ++i) as_is[i] = assigned.mark(group.members[i].owned(), subscribed_to);
+  for (std::size_t i = 0; i < group.members.size(); ++i) {
+    prefetch_owned(group.members, i);
+    as_is[i] = assigned.mark(group.members[i].owned(), subscribed_to);
+  }
   // Unassigned partitions, topics in id-set order.
   PartitionRuns unassigned;
   int total = 0;  // over the id order, as before: a topic it names twice counts twice
