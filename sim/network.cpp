@@ -124,26 +124,22 @@ std::uint32_t Network::hold(NodeId from, NodeId to, std::string_view what, Callb
   return slot;
 }
 
-// The slot is freed before the delivery runs: what it sends may take it.
+// The slot is freed before anything runs: the delivery, or the trace's
+// observers told of a loss, may send a message and take it.
 void Network::arrive(std::uint32_t slot) {
   InFlight& m = in_flight_[slot];
   const NodeId from = m.from;
   const NodeId to = m.to;
-  const char* reason = nullptr;
-  if (!lives_[to].alive || lives_[to].incarnation != m.incarnation) {
-    ++stats_.dead;
-    reason = "dead";
-  } else if (is_cut(from, to)) {
-    ++stats_.cut;
-    reason = "cut";
-  }
-  if (reason != nullptr) {
-    lost(from, to, m.what, reason);
-    m.deliver = nullptr;
+  const bool dead = !lives_[to].alive || lives_[to].incarnation != m.incarnation;
+  Callback deliver = std::move(m.deliver);
+  if (dead || is_cut(from, to)) {
+    const std::string what = std::move(m.what);
     free_slots_.push_back(slot);
+    if (dead) ++stats_.dead;
+    else ++stats_.cut;
+    lost(from, to, what, dead ? "dead" : "cut");
     return;
   }
-  Callback deliver = std::move(m.deliver);
   free_slots_.push_back(slot);
   ++stats_.delivered;
   deliver();
