@@ -6,6 +6,7 @@
 #include "protocols/assignors/roundrobin.hpp"
 #include "protocols/assignors/server.hpp"
 #include "scenarios/errors.hpp"
+#include "sim/random.hpp"
 #include "tools/vectors/connect_grammar.hpp"
 #include "tools/vectors/properties.hpp"
 #include "tools/vectors/runner.hpp"
@@ -13,9 +14,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -284,6 +287,51 @@ TEST_CASE("member ids sort as std::string compares them; equal ids give no order
   CHECK(sorted == std::vector<std::string>{"member1", "member2", "member10", "member100", "member9"});
   const std::vector<M> repeated{{"b", std::string("i")}, {"a", std::string("i")}, {"c", std::nullopt}};
   CHECK(protocols::sorted_by_instance_then_member(repeated).back()->member_id == "c");
+}
+
+// Random key sets built to tie: a long shared prefix, numbered ids, an outlier with none
+// ("newMember" beside "member1234"), trailing zero bytes, bytes past 0x7f,
+// keys tying past the 64 bytes packed; a fifth of the sets with a key
+// given twice. Every order must be std::string's; a set with a repeated key
+// has none.
+TEST_CASE("member id order matches std::sort on random keys that tie") {
+  rsim::Rng rng(20261207);
+  const std::string alphabet{'\0', '\x01', 'a', '9', '\x7f', static_cast<char>(0x80), static_cast<char>(0xff)};
+  int with_repeats = 0;
+  for (int round = 0; round < 400; ++round) {
+    const std::string prefix(static_cast<std::size_t>(rng.below(80)), 'p');
+    const auto count = static_cast<std::size_t>(1 + rng.below(rng.chance(0.25) ? 3000 : 300));  // radix-sorted past 256
+    const auto letters = 2 + rng.below(alphabet.size() - 1);  // few letters: ties 8 bytes deep
+    const bool numbered = rng.chance(0.3);
+    const std::uint64_t numbers = std::array<std::uint64_t, 4>{300, 3000, 30000, 300000}[rng.below(4)];  // 3 to 6 digits
+    std::vector<std::string> ids;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string id = rng.chance(0.05) ? std::string() : prefix;
+      if (numbered) id += std::to_string(rng.below(numbers));  // as "member1234": a few bytes vary (radix-sorted)
+      for (auto n = rng.below(numbered ? 2 : 20); n > 0; --n) id += alphabet[static_cast<std::size_t>(rng.below(letters))];
+      if (rng.chance(0.1)) id.append(static_cast<std::size_t>(rng.below(70)), '\0');
+      if (seen.insert(id).second) ids.push_back(std::move(id));
+    }
+    if (rng.chance(0.2)) ids.push_back(ids[static_cast<std::size_t>(rng.below(ids.size()))]);
+    std::vector<std::string_view> keys(ids.begin(), ids.end());
+    auto expected = ids;
+    std::sort(expected.begin(), expected.end());
+    const bool repeats = std::adjacent_find(expected.begin(), expected.end()) != expected.end();
+    const auto order = protocols::distinct_string_order(keys);
+    if (repeats) {
+      ++with_repeats;
+      CHECK_FALSE(order.has_value());
+      continue;
+    }
+    REQUIRE(order.has_value());
+    std::vector<std::string> got;
+    for (auto i : *order) got.push_back(ids[i]);
+    CHECK(got == expected);
+  }
+  CHECK(with_repeats > 40);  // both kinds of set, many of each
+  CHECK(with_repeats < 120);
+  MESSAGE("sets with a repeated key: " << with_repeats);
 }
 
 // A java.util.HashMap iterates bucket by bucket (the spread hash masked by
