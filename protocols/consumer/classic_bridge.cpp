@@ -58,7 +58,9 @@ std::string ConsumerCoordinator::take_over_static(MemberView& old, const classic
   m.session_timeout = req.session_timeout;
   m.rebalance_timeout = req.rebalance_timeout;
   const bool resubscribed = m.topics != req.subscription.topics;
+  count_subscription(m.topics, -1);
   m.topics = intern(req.subscription.topics);
+  count_subscription(m.topics, 1);
   write_member(m);
   write_current(m);
   if (resubscribed) bump_group_epoch("subscription changed");

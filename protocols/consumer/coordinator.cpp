@@ -13,20 +13,29 @@ ConsumerCoordinator::ConsumerCoordinator(Kernel& kernel, Trace& trace, const Met
                                          const Assignor& assignor, CoordinatorConfig config)
     : EpochGroup(kernel, trace, config.session_timeout), cluster_(cluster), assignor_(assignor), config_(config) {}
 
-// The subscribed topics' counts: a run of members (in id order) holding one
-// list reads it once (the coordinator interns subscriptions, so members
+// The subscribed topics' counts, from the subscription lists members hold
+// (each read once; the coordinator interns subscriptions, so members
 // subscribing alike share one list).
 Metadata ConsumerCoordinator::group_metadata() const {
   Metadata out;
-  const TopicNames::List* last = nullptr;
-  for (const auto& [id, m] : state_.members) {
-    const TopicNames::List& topics = m.topics;
-    if (last != nullptr && (&topics == last || topics == *last)) continue;
-    last = &topics;
-    for (const auto& t : topics)
+  for (const auto& [key, held] : subscribed_lists_)
+    for (const auto& t : *held.first)
       if (auto it = cluster_.find(t); it != cluster_.end()) out[t] = it->second;
-  }
   return out;
+}
+
+void ConsumerCoordinator::count_subscription(const TopicNames& topics, int members) {
+  if (topics.shared() == nullptr || topics.empty()) return;  // subscribes to nothing
+  auto& [held, count] = subscribed_lists_[topics.shared().get()];
+  if (held == nullptr) held = topics.shared();
+  count += members;
+  if (count < 0) throw std::logic_error("consumer coordinator: a subscription counted below zero");
+  if (count == 0) subscribed_lists_.erase(topics.shared().get());
+}
+
+void ConsumerCoordinator::on_members_reloaded() {
+  subscribed_lists_.clear();
+  for (const auto& [id, m] : state_.members) count_subscription(m.topics, 1);
 }
 
 // Equal subscriptions share one list. The table keeps each list it gave out
@@ -89,7 +98,9 @@ ConsumerCoordinator::MemberView ConsumerCoordinator::member_from(const Heartbeat
 void ConsumerCoordinator::resubscribe(MemberView& m, TopicNames topics) {
   if (m.topics.shared() == topics.shared()) return;
   const bool same = m.topics == topics;  // a list from the records (a replayed group): the same subscription
+  count_subscription(m.topics, -1);
   m.topics = std::move(topics);
+  count_subscription(m.topics, 1);
   if (same) return;
   write_member(m);
   bump_group_epoch("subscription changed");

@@ -76,6 +76,10 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
   TopicNames intern_requested(const TopicNames& requested);
   Duration session_timeout_of(const MemberView& m) const override;
   void on_member_removed() override { notice_classic_only(); }
+  void on_member_stored(const MemberView& m) override { count_subscription(m.topics, 1); }
+  void on_member_erasing(const MemberView& m) override { count_subscription(m.topics, -1); }
+  void on_members_reloaded() override;
+  void count_subscription(const TopicNames& topics, int members);
 
   Found member_for(const HeartbeatRequest& req);
   Found join(const HeartbeatRequest& req);
@@ -114,6 +118,14 @@ class ConsumerCoordinator final : public classic::ClassicEndpoint, public epoch:
     std::map<const TopicNames::List*, std::pair<std::shared_ptr<const TopicNames::List>, Handles>> handles;
   };
   ResolvedTopics resolved_;
+  // The members holding each subscription list (the list held, so its
+  // address stays its own), as Kafka's ConsumerGroup counts subscribers
+  // per topic name (subscribedTopicNames): a new group epoch reads the
+  // metadata of the lists held instead of walking every member (4% of the
+  // 10,000-member stretch, issue 16). Kept by the member hooks above and by
+  // the two places a stored member resubscribes (resubscribe,
+  // take_over_static); iterated by address, into a map by name only.
+  std::map<const TopicNames::List*, std::pair<std::shared_ptr<const TopicNames::List>, int>> subscribed_lists_;
 };
 
 }  // namespace rsim::protocols::consumer

@@ -88,6 +88,13 @@ class EpochGroup {
   virtual std::optional<Targets> assign() = 0;
   virtual Duration session_timeout_of(const MemberView&) const { return session_timeout_; }
   virtual void on_member_removed() {}
+  // Every member stored (added, or put anew under its id), every member
+  // about to go (erased, or replaced under its id), and the members
+  // replaced whole (a replayed log): for what a protocol keeps counted over
+  // its members. A field a protocol changes in place is its own to follow.
+  virtual void on_member_stored(const MemberView&) {}
+  virtual void on_member_erasing(const MemberView&) {}
+  virtual void on_members_reloaded() {}
   // While a new target waits (a Streams group's initial rebalance delay):
   // no target is computed, and members reconcile toward nothing at the
   // target epoch, at least 1.

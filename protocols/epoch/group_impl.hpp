@@ -106,6 +106,7 @@ const typename EpochGroup<T>::Assignment* EpochGroup<T>::find_target(std::string
 
 template <class T>
 typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
+  if (const MemberView* replaced = find_member(m.member_id)) on_member_erasing(*replaced);
   const auto [it, inserted] = state_.members.insert_or_assign(m.member_id, std::move(m));
   auto& slot_entry = *member_index_.try_emplace(it->first).first;
   IndexedMember& entry = slot_entry.second;
@@ -121,6 +122,7 @@ typename EpochGroup<T>::MemberView& EpochGroup<T>::put_member(MemberView m) {
   entry.answer.reset();  // put anew: its assignment may differ
   entry.at_target = false;
   entry.logged_units = false;
+  on_member_stored(it->second);
   return it->second;
 }
 
@@ -144,6 +146,7 @@ void erase_indexed(Map& map, Index& index, const std::string& member_id) {
 template <class T>
 void EpochGroup<T>::erase_member(const std::string& member_id) {
   if (const auto it = member_index_.find(member_id); it != member_index_.end()) {
+    on_member_erasing(*it->second.member);
     drop_client_name(it->second.client);
     slots_[it->second.slot] = nullptr;
     free_slots_.push_back(it->second.slot);
@@ -197,6 +200,7 @@ void EpochGroup<T>::reindex() {
   }
   client_names_.sort_by_text();
   for (auto& [id, a] : state_.target) target_index_.emplace(id, &a);
+  on_members_reloaded();
 }
 
 template <class T>

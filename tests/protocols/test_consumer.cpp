@@ -584,6 +584,48 @@ TEST_CASE("consumer: equal subscriptions share one list; a subscribed topic's ne
   CHECK(c.state().members.at(last["B"].member_id).topics.shared() == c.state().members.at(last["A"].member_id).topics.shared());
 }
 
+// A group epoch records the metadata of every topic some member subscribes
+// to, kept as members join, resubscribe and leave (counted per list, as
+// Kafka counts subscribers per topic), and counted again from a replayed log.
+TEST_CASE("consumer: the epoch's metadata follows subscriptions as members join, resubscribe and leave") {
+  using namespace protocols::consumer;
+  Kernel kernel;
+  Trace trace;
+  const Metadata cluster{{"a", 2}, {"b", 3}, {"c", 2}, {"d", 1}};
+  const protocols::UniformAssignor assignor;
+  ConsumerCoordinator c(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  std::map<std::string, HeartbeatResponse> last;
+  auto beat = [&](ConsumerCoordinator& to, const std::string& client, std::vector<std::string> topics, int epoch) {
+    HeartbeatRequest req;
+    if (auto it = last.find(client); it != last.end()) req.member_id = it->second.member_id;
+    req.member_epoch = epoch;
+    req.client_id = client;
+    req.topics = std::move(topics);
+    req.rebalance_timeout = std::chrono::seconds(300);
+    to.handle_heartbeat(req, [&, client](HeartbeatResponse r) {
+      if (r.error == Error::None && !r.member_id.empty()) last[client] = r;
+    });
+  };
+  const auto epoch_of = [&](const std::string& client) { return last.at(client).member_epoch; };
+  beat(c, "A", {"a"}, 0);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}});
+  beat(c, "B", {"b", "a"}, 0);
+  beat(c, "C", {"b", "a"}, 0);
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}, {"b", 3}});
+  beat(c, "B", {"d"}, epoch_of("B"));  // C still holds {b, a}
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}, {"b", 3}, {"d", 1}});
+  beat(c, "C", {"c"}, epoch_of("C"));  // nobody holds {b, a} now
+  CHECK(c.state().subscribed_metadata == Metadata{{"a", 2}, {"c", 2}, {"d", 1}});
+  beat(c, "A", {"a"}, -1);  // leaves
+  CHECK(c.state().subscribed_metadata == Metadata{{"c", 2}, {"d", 1}});
+  ConsumerCoordinator replayed(kernel, trace, cluster, assignor, CoordinatorConfig{});
+  replayed.replay(c.log());
+  beat(replayed, "D", {"b"}, 0);
+  CHECK(replayed.state().subscribed_metadata == Metadata{{"b", 3}, {"c", 2}, {"d", 1}});
+  beat(replayed, "B", {"b"}, -1);
+  CHECK(replayed.state().subscribed_metadata == Metadata{{"b", 3}, {"c", 2}});
+}
+
 // With the cluster's change count (GroupTopics keeps one), a heartbeat reads
 // the subscribed topics' counts only when the count or the recorded metadata
 // moved since a check found nothing; without it, at every heartbeat (above).
