@@ -948,11 +948,11 @@ class HeterogeneousBuilder {
 };
 
 // Each topic's subscribers for the broker-side range assignor: their
-// places in sorted order (instance ids first, then member ids; `member`
-// and `place` translate), ascending. Places rather than member indices:
-// the answer's runs are laid out in that order, so they are written one
-// after another instead of scattered over a table of megabytes (a third
-// of a fresh call over 10,000 members; issue 16). Built per subscription
+// places in sorted order (instance ids first, then member ids; `place`
+// gives a member's), ascending. Places rather than member indices: the
+// answer's runs are laid out in that order, so a block's are written one
+// after another instead of scattered over a table of megabytes (issue
+// 16). Built per subscription
 // rather than per member and topic: a group subscribing alike shares one
 // list for every topic. Topics are the metadata's, by their rank in the
 // ListOrder (name order): maps keyed by name, a few per topic, made a
