@@ -192,7 +192,8 @@ bool valid_and_complete(const GroupSnapshot& g, const GroupAssignment& a, std::s
       }
     }
   for (const auto& [t, n] : g.topics) {
-    const bool wanted = std::any_of(subs.begin(), subs.end(), [&](const auto& s) { return s.second.count(t) != 0; });
+    const auto& topic = t;  // a lambda may not capture a structured binding (clang 14)
+    const bool wanted = std::any_of(subs.begin(), subs.end(), [&](const auto& s) { return s.second.count(topic) != 0; });
     for (int p = 0; wanted && p < n; ++p)
       if (owner.count(TopicPartition{t, p}) == 0) {
         diff += fmt::format("\n      {}-{} unassigned", t, p);
