@@ -1181,14 +1181,26 @@ TargetAssignment ServerRangeAssignor::assign(const GroupSpec& group) const {
     block = end;
   }
   std::partial_sum(ends.begin(), ends.end(), ends.begin());
-  auto runs = boost::make_local_shared<MemberAssignment::Runs>(ends.back());
-  std::vector<std::uint32_t> at(ends.begin(), ends.end() - 1);
-  for (const auto& [block, end] : blocks) {
-    const int getting = max_getting(block, end);
-    for (int i = 0; i < getting; ++i) {
-      auto& to = at[(*block->subs)[static_cast<std::size_t>(i)]];
+  auto runs = boost::make_local_shared<MemberAssignment::Runs>();
+  if (blocks.size() == 1) {
+    // One block (a homogeneous group): its subscribers' places ascend, so
+    // its runs come in the table's order and are appended, not written
+    // into a table zeroed first (the zeroing was 6% of a 100-member call).
+    runs->reserve(ends.back());
+    const auto [block, end] = blocks.front();
+    for (int i = 0, getting = max_getting(block, end); i < getting; ++i)
       for (auto r = block; r != end; ++r)
-        if (i < r->getting) (*runs)[to++] = Run{r->topic, r->first(i), r->count(i)};
+        if (i < r->getting) runs->push_back(Run{r->topic, r->first(i), r->count(i)});
+  } else {
+    runs->resize(ends.back());
+    std::vector<std::uint32_t> at(ends.begin(), ends.end() - 1);
+    for (const auto& [block, end] : blocks) {
+      const int getting = max_getting(block, end);
+      for (int i = 0; i < getting; ++i) {
+        auto& to = at[(*block->subs)[static_cast<std::size_t>(i)]];
+        for (auto r = block; r != end; ++r)
+          if (i < r->getting) (*runs)[to++] = Run{r->topic, r->first(i), r->count(i)};
+      }
     }
   }
   const MemberAssignment::SharedRuns table = std::move(runs);
