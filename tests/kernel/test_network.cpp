@@ -177,8 +177,9 @@ TEST_CASE("a slow message holds back only its own directed link") {
 }
 
 namespace {
-// Sends a message to `c` from a loss's observer: the slot the lost message
-// held is free by then and is taken again while its loss is being traced.
+// Sends a message from `from` to `to` at each of the first 20 losses: the
+// slot the lost message held is free by then and is taken again while its
+// loss is being traced.
 struct SendOnLoss : TraceObserver {
   Network* net = nullptr;
   NodeId from = 0, to = 0;
@@ -249,6 +250,7 @@ TEST_CASE("a freed message slot is reused without mixing up messages, their deli
   std::vector<std::string> hops;
   for (const auto& d : delivered)
     if (d.rfind("hop-", 0) == 0) hops.push_back(d);
+  REQUIRE(hops.size() == 50);
   for (std::size_t i = 0; i < hops.size(); ++i) CHECK(hops[i] == "hop-" + std::to_string(i));
   CHECK(net.stats().delivered == expected.size());
   CHECK(net.stats().dead == sent_to_dead.size());
