@@ -211,6 +211,18 @@ double median_batched_ms(F&& f, int repeats) {
          batch;
 }
 
+// The lowest of three such medians, taken one after another: a host's
+// hiccup of a tenth of a second moved a 15-sample median of Java's range
+// call 7x (0.099 -> 0.719 ms; ours, sampled the same way, is exposed the
+// same), and only the lowest is the call's own cost. Kafka's grid is
+// measured this way on both sides (tools/bench-java).
+template <class F>
+double lowest_median_batched_ms(F&& f, int repeats) {
+  double lowest = median_batched_ms(f, repeats);
+  for (int round = 1; round < 3; ++round) lowest = std::min(lowest, median_batched_ms(f, repeats));
+  return lowest;
+}
+
 // The classic (client-side) assignors by their names; the broker-side ones
 // of consumer groups as "uniform" and "server-range".
 std::unique_ptr<protocols::Assignor> make_bench_assignor(const std::string& name) {
@@ -340,7 +352,7 @@ void read_lists(const protocols::TargetAssignment& target) {
 }
 
 void bench_kafka_grid(const KafkaGrid& grid) {
-  fmt::print("Kafka's ServerSideAssignorBenchmark grid (not rack-aware): median ms of assign() (each sample a batch of calls, as JMH); baseline = "
+  fmt::print("Kafka's ServerSideAssignorBenchmark grid (not rack-aware): ms of assign(), the lowest of three medians (each sample a batch of calls, as JMH); baseline = "
              "building the output alone; with lists = assign() and every member's list read (range answers runs, built into lists "
              "when read, as Kafka's RangeSets are iterated by its coordinator)\n");
   fmt::print("  {:<12} {:<13} {:<11} {:>7} {:>5} {:>6} {:>10} {:>10} {:>10} {:>9} {:>10}\n", "assignor", "subscription",
@@ -359,9 +371,9 @@ void bench_kafka_grid(const KafkaGrid& grid) {
               const auto g = kafka_group(*assignor, members, ratio, topics, heterogeneous, incremental);
               const int partitions = per_topic * topics;
               const int repeats = partitions >= 100000 ? 5 : 15;
-              const double ms = median_batched_ms([&] { (void)assignor->assign(g); }, repeats);
-              const double base = median_batched_ms([&] { (void)deal(g); }, repeats);
-              const double with_lists = median_batched_ms([&] { read_lists(assignor->assign(g)); }, repeats);
+              const double ms = lowest_median_batched_ms([&] { (void)assignor->assign(g); }, repeats);
+              const double base = lowest_median_batched_ms([&] { (void)deal(g); }, repeats);
+              const double with_lists = lowest_median_batched_ms([&] { read_lists(assignor->assign(g)); }, repeats);
               fmt::print("  {:<12} {:<13} {:<11} {:>7} {:>5} {:>6} {:>10} {:>10.3f} {:>10.3f} {:>9.1f} {:>10.3f}\n", name,
                          heterogeneous ? "heterogeneous" : "homogeneous", incremental ? "incremental" : "full",
                          members, ratio, topics, partitions, ms, base, ms / base, with_lists);

@@ -15,7 +15,10 @@
 //
 // Sampling as JMH's average-time mode: warm-up calls for at least 2 s (the
 // JIT compiles the assignor), then samples each the mean of a batch of calls
-// lasting at least 5 ms; the median of the samples.
+// lasting at least 5 ms; the median of the samples. Kafka's grid takes
+// three such medians one after another and keeps the lowest, as `tools/bench
+// kafka-grid` does for ours: a host's hiccup of a tenth of a second moved
+// one median 7x (range, 500 members, 0.099 -> 0.719 ms).
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
@@ -140,14 +143,16 @@ public final class KafkaAssignors {
     // same minutes: each row's key (its first `keyColumns` words) -> its
     // figures (the words after the key that read as numbers).
     static Map<String, double[]> against(String path, int keyColumns) {
-        Map<String, double[]> out = new HashMap<>();
-        if (path == null) return out;
-        List<String> lines;
+        if (path == null) return new HashMap<>();
         try {
-            lines = Files.readAllLines(Paths.get(path));
+            return parseOurs(Files.readAllLines(Paths.get(path)), keyColumns);
         } catch (IOException e) {
             throw new IllegalArgumentException("--against: cannot read " + path + " (" + e.getClass().getSimpleName() + ")");
         }
+    }
+
+    static Map<String, double[]> parseOurs(List<String> lines, int keyColumns) {
+        Map<String, double[]> out = new HashMap<>();
         for (String line : lines) {
             String[] w = line.trim().split("\\s+");
             if (w.length <= keyColumns || !(w[0].equals("uniform") || w[0].equals("server-range"))) continue;
@@ -182,6 +187,11 @@ public final class KafkaAssignors {
     static double nowMs() { return System.nanoTime() / 1e6; }
 
     static double medianBatchedMs(Runnable f, int repeats) {
+        return medianBatchedMs(f, repeats, 1);
+    }
+
+    // `rounds` medians one after another, the lowest: see the file's head.
+    static double medianBatchedMs(Runnable f, int repeats, int rounds) {
         final double warmEnd = nowMs() + 2000.0;
         int calls = 0;
         while (nowMs() < warmEnd || calls < 20) { f.run(); ++calls; }
@@ -189,14 +199,18 @@ public final class KafkaAssignors {
         f.run();
         double once = nowMs() - t0;
         int batch = Math.max(1, (int) (5.0 / Math.max(once, 1e-3)));
-        double[] samples = new double[repeats];
-        for (int i = 0; i < repeats; ++i) {
-            t0 = nowMs();
-            for (int b = 0; b < batch; ++b) f.run();
-            samples[i] = (nowMs() - t0) / batch;
+        double lowest = Double.MAX_VALUE;
+        for (int round = 0; round < rounds; ++round) {
+            double[] samples = new double[repeats];
+            for (int i = 0; i < repeats; ++i) {
+                t0 = nowMs();
+                for (int b = 0; b < batch; ++b) f.run();
+                samples[i] = (nowMs() - t0) / batch;
+            }
+            Arrays.sort(samples);
+            lowest = Math.min(lowest, samples[repeats / 2]);
         }
-        Arrays.sort(samples);
-        return samples[repeats / 2];
+        return lowest;
     }
 
     static PartitionAssignor assignor(String name) {
@@ -295,33 +309,156 @@ public final class KafkaAssignors {
         return out;
     }
 
-    static void kafkaGrid(List<Integer> memberCounts, List<Integer> ratios, List<Integer> topicCounts, List<String> names,
-                          Map<String, double[]> ours) {
-        System.out.println("Kafka's ServerSideAssignorBenchmark grid (not rack-aware), Kafka's assignors (Java): median ms of assign() (each sample a batch of calls, as JMH)"
-            + (ours.isEmpty() ? "" : "; ours from --against, and Java's time over ours"));
-        System.out.printf("  %-12s %-13s %-11s %7s %5s %6s %10s %10s%s%n", "assignor", "subscription", "assignment", "members", "ratio", "topics", "partitions", "ms",
-            ours.isEmpty() ? "" : String.format(" %10s %10s", "ours", "java/ours"));
+    // Ours for one chunk of the grid (an assignor at one member count),
+    // run as a child process: the lines `tools/bench kafka-grid` prints.
+    static List<String> runOurs(String command, String name, int members, List<Integer> ratios, List<Integer> topics) {
+        List<String> cmd = List.of(command, "kafka-grid", "--assignors", name, "--members", Integer.toString(members),
+            "--ratios", csv(ratios), "--topics", csv(topics));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            List<String> lines;
+            try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))) {
+                lines = r.lines().collect(java.util.stream.Collectors.toList());
+            }
+            int rc = p.waitFor();
+            if (rc != 0) throw new IllegalStateException(String.join(" ", cmd) + " exited with " + rc);
+            return lines;
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException("cannot run " + String.join(" ", cmd) + " (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    static String csv(List<Integer> values) {
+        StringBuilder b = new StringBuilder();
+        for (int v : values) b.append(b.length() == 0 ? "" : ",").append(v);
+        return b.toString();
+    }
+
+    // The geometric mean of after / before over the rows both have (ms, figure 1).
+    static double drift(Map<String, double[]> before, Map<String, double[]> after, int[] points) {
+        double sum = 0;
+        int n = 0;
+        for (Map.Entry<String, double[]> e : before.entrySet()) {
+            double[] a = after.get(e.getKey());
+            if (a == null || a.length < 2 || e.getValue().length < 2 || a[1] <= 0 || e.getValue()[1] <= 0) continue;
+            sum += Math.log(a[1] / e.getValue()[1]);
+            ++n;
+        }
+        points[0] = n;
+        return n == 0 ? 1.0 : Math.exp(sum / n);
+    }
+
+    // A fresh JVM's first seconds of this workload ran a point up to 10x
+    // slower than the same point later in the run (the first point of a
+    // grid, 0.121 ms against 0.023 at the next one): each assignor is
+    // called on the grid's smallest homogeneous and heterogeneous groups
+    // for a few seconds before anything is timed.
+    static void warmUp(List<String> names, List<Integer> memberCounts, List<Integer> ratios, List<Integer> topicCounts) {
+        int members = Collections.min(memberCounts), ratio = Collections.min(ratios);
         for (String name : names) {
             PartitionAssignor a = assignor(name);
-            for (boolean heterogeneous : new boolean[] {false, true})
-                for (boolean incremental : new boolean[] {false, true})
-                    for (int members : memberCounts)
-                        for (int ratio : ratios)
-                            for (int topics : topicCounts) {
+            for (int topics : topicCounts) {
+                int perTopic = members * ratio / topics;
+                if (perTopic == 0) continue;
+                List<Uuid> ids = topicIds(topics);
+                Topics d = describe(ids, perTopic);
+                for (boolean heterogeneous : new boolean[] {false, true})
+                    for (boolean incremental : new boolean[] {false, true}) {
+                        Spec g = kafkaGroup(a, d, ids, members, heterogeneous, incremental);
+                        final double end = nowMs() + 1000.0;
+                        while (nowMs() < end) a.assign(g, d);
+                    }
+                break;
+            }
+        }
+    }
+
+    // ourCommand null: ours from --against (one run before Java's). Given
+    // (--interleaved in tools/bench-java): the grid is taken a chunk at a
+    // time, an assignor at one member count, ours run just before and just
+    // after Java's chunk; the ratios are against the run before, and a line
+    // per chunk at the end gives ours after over ours before (far from 1:
+    // the machine changed speed within the chunk). Rows are printed in the
+    // grid's order when all are taken (progress on stderr); `oursOut`, if
+    // given, receives our rows (the runs before) in the same order.
+    static void kafkaGrid(List<Integer> memberCounts, List<Integer> ratios, List<Integer> topicCounts, List<String> names,
+                          Map<String, double[]> against, String oursCommand, String oursOut) {
+        boolean versusOurs = !against.isEmpty() || oursCommand != null;
+        String title = "Kafka's ServerSideAssignorBenchmark grid (not rack-aware), Kafka's assignors (Java): ms of assign(), the lowest of three medians (each sample a batch of calls, as JMH)"
+            + (oursCommand != null ? "; ours run just before each chunk (an assignor at one member count), and Java's time over ours"
+               : versusOurs ? "; ours from --against, and Java's time over ours" : "");
+        String header = String.format("  %-12s %-13s %-11s %7s %5s %6s %10s %10s%s", "assignor", "subscription", "assignment", "members", "ratio", "topics", "partitions", "ms",
+            versusOurs ? String.format(" %10s %10s", "ours", "java/ours") : "");
+        warmUp(names, memberCounts, ratios, topicCounts);
+        java.util.TreeMap<List<Integer>, String> rows = new java.util.TreeMap<>((x, y) -> {
+            for (int i = 0; i < x.size(); ++i) if (!x.get(i).equals(y.get(i))) return Integer.compare(x.get(i), y.get(i));
+            return 0;
+        });
+        java.util.TreeMap<List<Integer>, String> keys = new java.util.TreeMap<>(rows.comparator());
+        Map<String, String> oursRows = new HashMap<>();
+        List<String> oursHeader = new ArrayList<>();
+        List<String> drifts = new ArrayList<>();
+        for (int n = 0; n < names.size(); ++n) {
+            String name = names.get(n);
+            PartitionAssignor a = assignor(name);
+            for (int mi = 0; mi < memberCounts.size(); ++mi) {
+                int members = memberCounts.get(mi);
+                Map<String, double[]> ours = against;
+                if (oursCommand != null) {
+                    List<String> lines = runOurs(oursCommand, name, members, ratios, topicCounts);
+                    if (oursHeader.isEmpty()) oursHeader.addAll(lines.subList(0, Math.min(2, lines.size())));
+                    for (String line : lines.subList(Math.min(2, lines.size()), lines.size())) {
+                        String[] w = line.trim().split("\\s+");
+                        if (w.length > 6) oursRows.put(String.join(" ", Arrays.copyOf(w, 6)), line);
+                    }
+                    ours = parseOurs(lines, 6);
+                }
+                int points = 0;
+                for (int h = 0; h < 2; ++h)
+                    for (int inc = 0; inc < 2; ++inc)
+                        for (int ri = 0; ri < ratios.size(); ++ri)
+                            for (int ti = 0; ti < topicCounts.size(); ++ti) {
+                                boolean heterogeneous = h == 1, incremental = inc == 1;
+                                int ratio = ratios.get(ri), topics = topicCounts.get(ti);
                                 int perTopic = members * ratio / topics;
                                 if (perTopic == 0) continue;
                                 List<Uuid> ids = topicIds(topics);
                                 Topics d = describe(ids, perTopic);
                                 Spec g = kafkaGroup(a, d, ids, members, heterogeneous, incremental);
                                 int partitions = perTopic * topics;
-                                double ms = medianBatchedMs(() -> a.assign(g, d), partitions >= 100000 ? 5 : 15);
+                                double ms = medianBatchedMs(() -> a.assign(g, d), partitions >= 100000 ? 5 : 15, 3);
                                 String subscription = heterogeneous ? "heterogeneous" : "homogeneous";
                                 String assignment = incremental ? "incremental" : "full";
-                                System.out.printf("  %-12s %-13s %-11s %7d %5d %6d %10d %10.3f%s%n", name, subscription, assignment,
-                                    members, ratio, topics, partitions, ms,
-                                    versus(ours, key(name, subscription, assignment, members, ratio, topics), 1, ms));
-                                System.out.flush();
+                                String key = key(name, subscription, assignment, members, ratio, topics);
+                                List<Integer> order = List.of(n, h, inc, mi, ri, ti);  // the grid's order
+                                rows.put(order, String.format("  %-12s %-13s %-11s %7d %5d %6d %10d %10.3f%s", name, subscription, assignment,
+                                    members, ratio, topics, partitions, ms, versus(ours, key, 1, ms)));
+                                keys.put(order, key);
+                                ++points;
                             }
+                String progress = String.format("%s at %d members: %d points", name, members, points);
+                if (oursCommand != null) {
+                    int[] compared = {0};
+                    double moved = drift(ours, parseOurs(runOurs(oursCommand, name, members, ratios, topicCounts), 6), compared);
+                    String line = String.format("%s at %d members: ours after / before the chunk %.2fx over %d points", name, members, moved, compared[0]);
+                    drifts.add("  # " + line);
+                    progress = line;
+                }
+                System.err.println("bench-java: " + progress);
+            }
+        }
+        System.out.println(title);
+        System.out.println(header);
+        for (String row : rows.values()) System.out.println(row);
+        for (String line : drifts) System.out.println(line);
+        if (oursOut != null) {
+            List<String> out = new ArrayList<>(oursHeader);
+            for (String key : keys.values()) if (oursRows.containsKey(key)) out.add(oursRows.get(key));
+            try {
+                Files.write(Paths.get(oursOut), out);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--ours: cannot write " + oursOut + " (" + e.getClass().getSimpleName() + ")");
+            }
         }
     }
 
@@ -347,14 +484,19 @@ public final class KafkaAssignors {
                 List<Integer> topics = ints("--topics", option(args, "--topics", "10,100,1000"));
                 List<String> names = Arrays.asList(option(args, "--assignors", "server-range,uniform").split(","));
                 Map<String, double[]> ours = against(option(args, "--against", null), 6);
+                String oursCommand = option(args, "--ours-command", null), oursOut = option(args, "--ours", null);
+                if (oursCommand != null && !ours.isEmpty()) throw new IllegalArgumentException("--against and --ours-command (--interleaved) exclude each other");
                 if (!args.isEmpty()) throw new IllegalArgumentException("unknown argument " + args.get(0));
-                kafkaGrid(members, ratios, topics, names, ours);
+                kafkaGrid(members, ratios, topics, names, ours, oursCommand, oursOut);
             } else {
                 throw new IllegalArgumentException("unknown benchmark '" + what + "' (known: assignors, kafka-grid)");
             }
         } catch (IllegalArgumentException e) {
             System.err.println("bench-java: " + e.getMessage());
             System.exit(2);
+        } catch (IllegalStateException e) {
+            System.err.println("bench-java: " + e.getMessage());
+            System.exit(1);
         }
     }
 }
