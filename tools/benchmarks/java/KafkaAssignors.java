@@ -179,9 +179,13 @@ public final class KafkaAssignors {
 
     // " ours x.xxx  java/ours y.y" when the row is in `ours`, at figure `i`.
     static String versus(Map<String, double[]> ours, String key, int i, double java) {
+        return versus(ours, key, i, java, "%10.3f");
+    }
+
+    static String versus(Map<String, double[]> ours, String key, int i, double java, String format) {
         double[] f = ours.get(key);
         if (f == null || f.length <= i || f[i] <= 0) return "";
-        return String.format(" %10.3f %9.1fx", f[i], java / f[i]);
+        return String.format(" " + format + " %9.1fx", f[i], java / f[i]);
     }
 
     static double nowMs() { return System.nanoTime() / 1e6; }
@@ -323,8 +327,11 @@ public final class KafkaAssignors {
             int rc = p.waitFor();
             if (rc != 0) throw new IllegalStateException(String.join(" ", cmd) + " exited with " + rc);
             return lines;
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("cannot run " + String.join(" ", cmd) + " (" + e.getClass().getSimpleName() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for " + String.join(" ", cmd));
         }
     }
 
@@ -349,9 +356,10 @@ public final class KafkaAssignors {
     }
 
     // In a fresh JVM the grid's first point took 0.121 ms, 0.014 after a
-    // warm-up: each assignor is called on the grid's smallest homogeneous
-    // and heterogeneous groups, full and incremental, a second each, before
-    // anything is timed.
+    // warm-up: each assignor is called on groups of the fewest members at
+    // the lowest ratio (on the first topic count that gives them
+    // partitions), homogeneous and heterogeneous, full and incremental, a
+    // second each, before anything is timed.
     static void warmUp(List<String> names, List<Integer> memberCounts, List<Integer> ratios, List<Integer> topicCounts) {
         int members = Collections.min(memberCounts), ratio = Collections.min(ratios);
         for (String name : names) {
@@ -430,8 +438,8 @@ public final class KafkaAssignors {
                                 String assignment = incremental ? "incremental" : "full";
                                 String key = key(name, subscription, assignment, members, ratio, topics);
                                 List<Integer> order = List.of(n, h, inc, mi, ri, ti);  // the grid's order
-                                rows.put(order, String.format("  %-12s %-13s %-11s %7d %5d %6d %10d %10.3f%s", name, subscription, assignment,
-                                    members, ratio, topics, partitions, ms, versus(ours, key, 1, ms)));
+                                rows.put(order, String.format("  %-12s %-13s %-11s %7d %5d %6d %10d %10.4f%s", name, subscription, assignment,
+                                    members, ratio, topics, partitions, ms, versus(ours, key, 1, ms, "%10.4f")));
                                 keys.put(order, key);
                                 ++points;
                             }
@@ -456,7 +464,7 @@ public final class KafkaAssignors {
             try {
                 Files.write(Paths.get(oursOut), out);
             } catch (IOException e) {
-                throw new IllegalArgumentException("--ours: cannot write " + oursOut + " (" + e.getClass().getSimpleName() + ")");
+                throw new IllegalStateException("--ours: cannot write " + oursOut + " (" + e.getClass().getSimpleName() + ")");
             }
         }
     }
@@ -482,10 +490,18 @@ public final class KafkaAssignors {
                 List<Integer> ratios = ints("--ratios", option(args, "--ratios", "5,10,50"));
                 List<Integer> topics = ints("--topics", option(args, "--topics", "10,100,1000"));
                 List<String> names = Arrays.asList(option(args, "--assignors", "server-range,uniform").split(","));
-                Map<String, double[]> ours = against(option(args, "--against", null), 6);
+                String againstPath = option(args, "--against", null);
+                Map<String, double[]> ours = against(againstPath, 6);
                 String oursCommand = option(args, "--ours-command", null), oursOut = option(args, "--ours", null);
-                if (oursCommand != null && !ours.isEmpty()) throw new IllegalArgumentException("--against and --ours-command (--interleaved) exclude each other");
+                if (oursCommand != null && againstPath != null) throw new IllegalArgumentException("--against and --ours-command (--interleaved) exclude each other");
                 if (oursOut != null && oursCommand == null) throw new IllegalArgumentException("--ours needs --interleaved (--ours-command)");
+                if (oursOut != null) {  // found unwritable now, not after the grid's twenty minutes
+                    try {
+                        Files.write(Paths.get(oursOut), List.of());
+                    } catch (IOException e) {
+                        throw new IllegalArgumentException("--ours: cannot write " + oursOut + " (" + e.getClass().getSimpleName() + ")");
+                    }
+                }
                 if (!args.isEmpty()) throw new IllegalArgumentException("unknown argument " + args.get(0));
                 kafkaGrid(members, ratios, topics, names, ours, oursCommand, oursOut);
             } else {
