@@ -87,10 +87,16 @@ std::vector<const Member*> sorted_by_instance_then_member(const std::vector<Memb
   // Snapshots usually come in this order already (the simulator builds them
   // from ordered maps): then checking is all there is to do.
   if (std::is_sorted(out.begin(), out.end(), before)) return out;
+  // Sized first: grown push by push, the lists were a tenth of a
+  // 1,000-member range call.
+  const auto static_count =
+      static_cast<std::size_t>(std::count_if(out.begin(), out.end(), [](const Member* m) { return m->instance_id.has_value(); }));
   std::vector<const Member*> statics, dynamics;
   std::vector<std::string_view> static_keys, dynamic_keys;
-  for (auto* list : {&statics, &dynamics}) list->reserve(out.size());  // grown push by push: a tenth of a 1,000-member range call
-  for (auto* keys : {&static_keys, &dynamic_keys}) keys->reserve(out.size());
+  statics.reserve(static_count);
+  static_keys.reserve(static_count);
+  dynamics.reserve(out.size() - static_count);
+  dynamic_keys.reserve(out.size() - static_count);
   for (const auto* m : out) {
     if (m->instance_id) {
       statics.push_back(m);

@@ -397,11 +397,11 @@ public final class KafkaAssignors {
         String header = String.format("  %-12s %-13s %-11s %7s %5s %6s %10s %10s%s", "assignor", "subscription", "assignment", "members", "ratio", "topics", "partitions", "ms",
             versusOurs ? String.format(" %10s %10s", "ours", "java/ours") : "");
         warmUp(names, memberCounts, ratios, topicCounts);
-        java.util.TreeMap<List<Integer>, String> rows = new java.util.TreeMap<>((x, y) -> {
+        // By the point's place in the grid: its key (the first six words) and its row.
+        java.util.TreeMap<List<Integer>, String[]> rows = new java.util.TreeMap<>((x, y) -> {
             for (int i = 0; i < x.size(); ++i) if (!x.get(i).equals(y.get(i))) return Integer.compare(x.get(i), y.get(i));
             return 0;
         });
-        java.util.TreeMap<List<Integer>, String> keys = new java.util.TreeMap<>(rows.comparator());
         Map<String, String> oursRows = new HashMap<>();
         List<String> oursHeader = new ArrayList<>();
         List<String> drifts = new ArrayList<>();
@@ -438,9 +438,8 @@ public final class KafkaAssignors {
                                 String assignment = incremental ? "incremental" : "full";
                                 String key = key(name, subscription, assignment, members, ratio, topics);
                                 List<Integer> order = List.of(n, h, inc, mi, ri, ti);  // the grid's order
-                                rows.put(order, String.format("  %-12s %-13s %-11s %7d %5d %6d %10d %10.4f%s", name, subscription, assignment,
-                                    members, ratio, topics, partitions, ms, versus(ours, key, 1, ms, "%10.4f")));
-                                keys.put(order, key);
+                                rows.put(order, new String[] {key, String.format("  %-12s %-13s %-11s %7d %5d %6d %10d %10.4f%s", name, subscription, assignment,
+                                    members, ratio, topics, partitions, ms, versus(ours, key, 1, ms, "%10.4f"))});
                                 ++points;
                             }
                 String progress = String.format("%s at %d members: %d points", name, members, points);
@@ -456,11 +455,11 @@ public final class KafkaAssignors {
         }
         System.out.println(title);
         System.out.println(header);
-        for (String row : rows.values()) System.out.println(row);
+        for (String[] row : rows.values()) System.out.println(row[1]);
         for (String line : drifts) System.out.println(line);
         if (oursOut != null) {
             List<String> out = new ArrayList<>(oursHeader);
-            for (String key : keys.values()) if (oursRows.containsKey(key)) out.add(oursRows.get(key));
+            for (String[] row : rows.values()) if (oursRows.containsKey(row[0])) out.add(oursRows.get(row[0]));
             try {
                 Files.write(Paths.get(oursOut), out);
             } catch (IOException e) {
