@@ -318,8 +318,9 @@ public final class KafkaAssignors {
     static List<String> runOurs(String command, String name, int members, List<Integer> ratios, List<Integer> topics) {
         List<String> cmd = List.of(command, "kafka-grid", "--assignors", name, "--members", Integer.toString(members),
             "--ratios", csv(ratios), "--topics", csv(topics));
+        Process p = null;
         try {
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             List<String> lines;
             try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))) {
                 lines = r.lines().collect(java.util.stream.Collectors.toList());
@@ -327,11 +328,15 @@ public final class KafkaAssignors {
             int rc = p.waitFor();
             if (rc != 0) throw new IllegalStateException(String.join(" ", cmd) + " exited with " + rc);
             return lines;
+        } catch (java.io.UncheckedIOException e) {  // reading its output failed (lines() wraps the IOException)
+            throw new IllegalStateException("cannot read the output of " + String.join(" ", cmd) + " (" + e.getCause().getClass().getSimpleName() + ")");
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + String.join(" ", cmd) + " (" + e.getClass().getSimpleName() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted waiting for " + String.join(" ", cmd));
+        } finally {
+            if (p != null && p.isAlive()) p.destroyForcibly();  // no child left running when reading it failed
         }
     }
 
