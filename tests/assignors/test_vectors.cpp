@@ -507,6 +507,11 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   const auto third = uniform.assign(reversed);
   CHECK_FALSE(third[1].is(reversed.members[1].assignment));
   CHECK(*third[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"a", 5}});
+  // So is a list whose topics are out of order.
+  reversed.members[1].assignment = std::make_shared<const std::vector<TP>>(std::vector<TP>{{"b", 1}, {"a", 3}, {"a", 4}});
+  const auto fourth = uniform.assign(reversed);
+  CHECK_FALSE(fourth[1].is(reversed.members[1].assignment));
+  CHECK(*fourth[1] == std::vector<TP>{{"a", 3}, {"a", 4}, {"b", 1}});
   // A member that keeps all it had, in order, and is dealt more gets both
   // merged in topic order, not its list and then the new ones.
   protocols::GroupSnapshot merged;
@@ -518,6 +523,15 @@ TEST_CASE("uniform on a group spec: an unchanged member's list is shared, a chan
   CHECK(m.at("m0") == std::vector<TP>{{"a", 0}, {"b", 1}});
   CHECK(m.at("m1") == std::vector<TP>{{"a", 1}, {"a", 2}});
   CHECK(m.at("m2") == std::vector<TP>{{"a", 3}, {"b", 0}});
+  // A member whose list names a topic it no longer subscribes to drops
+  // those partitions, keeps the rest and is dealt more, all in one list.
+  protocols::GroupSnapshot dropped;
+  dropped.topics = {{"a", 6}, {"b", 2}};
+  dropped.members = {{"m0", std::nullopt, std::nullopt, {"a"}, {{"a", 3}, {"b", 0}, {"a", 1}}, -1},
+                     {"m1", std::nullopt, std::nullopt, {"a"}, {}, -1}};
+  const auto d = uniform.assign(dropped);  // quotas 3, 3; a-0, a-2, a-4, a-5 dealt in order
+  CHECK(d.at("m0") == std::vector<TP>{{"a", 0}, {"a", 1}, {"a", 3}});
+  CHECK(d.at("m1") == std::vector<TP>{{"a", 2}, {"a", 4}, {"a", 5}});
   // A given topic order naming a topic twice deals it twice, as before the
   // spec (Kafka's order is a set; a vector file's hint may repeat a name).
   protocols::GroupSnapshot twice;
